@@ -1,0 +1,40 @@
+# manejo — ZARC-NM remote-sensing indicators. `make help` lists the targets.
+SHELL        := /bin/bash
+.DEFAULT_GOAL := help
+GO           ?= go
+BIN          := bin/manejo
+DEMO_DIR     ?= build/demo
+# Pure packages (no cgo) run under the race detector; the GDAL ones run without
+# it to keep CI inside its time budget on two cores.
+PURE_PKGS    := ./tillage/... ./coverage/... ./classify/...
+
+.PHONY: help setup build test bench demo accuracy golden lint clean
+
+help: ## List targets
+	@awk 'BEGIN{FS=":.*?## "} /^[a-z-]+:.*?## /{printf "  %-10s %s\n",$$1,$$2}' $(MAKEFILE_LIST)
+
+setup: ## Install GDAL, pkg-config and Chromium with apt when missing, then Go modules (idempotent)
+	@scripts/setup.sh
+
+build: setup ## Build bin/manejo
+	$(GO) build -trimpath -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null || echo dev)" -o $(BIN) ./cmd/manejo
+
+test: setup ## go vet, then unit tests (race detector on the pure packages)
+	$(GO) vet ./...
+	$(GO) test -race -count=1 $(PURE_PKGS)
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v -E '/(tillage|coverage|classify)($$|/)')
+
+bench: setup ## Benchmarks of every stage (ns/op, allocs, custom metrics)
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+accuracy: setup ## Accuracy harnesses on synthetic fields with known truth (tillage, coverage)
+	$(GO) test -count=1 -run 'Accuracy' -v -accuracy ./tillage/ ./coverage/
+
+demo: build ## Run the pipeline on built-in sample data and print the result
+	@scripts/demo.sh $(BIN) $(DEMO_DIR)
+
+golden: setup ## Rewrite golden files
+	$(GO) test ./grid/ ./export/ -update
+
+clean: ## Remove build outputs
+	rm -rf bin build

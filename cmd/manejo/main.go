@@ -1,0 +1,155 @@
+// Command manejo computes the remote-sensing indicators of ZARC Níveis de
+// Manejo (IN SPA/MAPA 2/2025, Portaria SPA/MAPA 349/2026) from satellite image
+// archives: it grids talhões, samples NDVI/NDTI, finds tillage events (T),
+// pre-sowing straw cover (C) and mean slope, and writes Parquet datasets and
+// SINM payloads.
+//
+// Each subcommand lives in its own cmd_<name>.go file and registers itself in
+// init; this file only dispatches, prints the error once and sets the exit
+// code (see README, "Exit codes").
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes, documented in the README.
+const (
+	exitOK      = 0 // everything finished
+	exitFatal   = 1 // the run could not finish
+	exitUsage   = 2 // bad command line
+	exitPartial = 3 // finished, but some talhões failed
+)
+
+// command is one subcommand of manejo.
+type command struct {
+	name     string
+	synopsis string // one line for `manejo help`
+	// run parses args (without the command name) and does the work.
+	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("manejo: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// usageError is a bad command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// errPartial reports a run that finished with some talhões failed: exit 3.
+var errPartial = errors.New("some talhões failed")
+
+// partialError wraps errPartial with a count for the message.
+func partialError(failed, total int) error {
+	return fmt.Errorf("%d of %d talhões: %w", failed, total, errPartial)
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// runMain dispatches args to a subcommand and maps its error to an exit code.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		printHelp(stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok {
+				return exitCode(c.run(ctx, []string{"--help"}, stdout, stderr), stderr, c.name)
+			}
+		}
+		printHelp(stdout)
+		return exitOK
+	case "-version", "--version":
+		name = "version"
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "manejo: unknown command %q\n\n", name)
+		printHelp(stderr)
+		return exitUsage
+	}
+	return exitCode(c.run(ctx, args[1:], stdout, stderr), stderr, c.name)
+}
+
+func exitCode(err error, stderr io.Writer, name string) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(stderr, "manejo %s: %v\n(see 'manejo %s --help')\n", name, err, name)
+		return exitUsage
+	case errors.Is(err, errPartial):
+		fmt.Fprintf(stderr, "manejo %s: finished with failures: %v\n", name, err)
+		return exitPartial
+	default:
+		fmt.Fprintf(stderr, "manejo %s: %v\n", name, err)
+		return exitFatal
+	}
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "manejo %s — ZARC Níveis de Manejo remote-sensing indicators\n\nUsage: manejo <command> [flags]\n\nCommands:\n", version)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].synopsis)
+	}
+	fmt.Fprintf(w, "\nRun 'manejo <command> --help' for the flags of a command.\nExit codes: 0 ok, 1 fatal, 2 usage, 3 finished with some talhões failed.\n")
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting and
+// prints a usage header naming the command.
+func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: manejo %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
