@@ -1,0 +1,407 @@
+// Package storage reads and writes the objects manejo handles itself —
+// talhões, catalogs, Parquet datasets, SINM payloads, manifests — on local
+// disk, S3 (s3://bucket/key) or HTTP(S), and maps the same URLs to GDAL
+// virtual file systems (/vsis3/, /vsicurl/) for rasters.
+//
+// S3 is configured from the standard AWS settings, the same for the SDK and
+// for GDAL: AWS_REGION / AWS_DEFAULT_REGION, AWS_PROFILE, the credential
+// chain, AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3) for S3-compatible servers,
+// AWS_NO_SIGN_REQUEST=YES for public buckets, and path-style addressing with
+// AWS_S3_USE_PATH_STYLE=true (GDAL's AWS_VIRTUAL_HOSTING=FALSE is honoured
+// too; a custom endpoint implies path style unless told otherwise).
+//
+// The AWS SDK stays in this package; everything else reaches storage through
+// io interfaces.
+package storage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+)
+
+// ErrNotExist is returned (wrapped) when an object or file does not exist.
+var ErrNotExist = errors.New("storage: object does not exist")
+
+// Kind tells where a location lives.
+type Kind int
+
+// Location kinds.
+const (
+	Local Kind = iota
+	S3
+	HTTP
+)
+
+// KindOf classifies a location: s3://, http(s)://, or a local path.
+func KindOf(loc string) Kind {
+	switch {
+	case strings.HasPrefix(loc, "s3://"):
+		return S3
+	case strings.HasPrefix(loc, "https://"), strings.HasPrefix(loc, "http://"):
+		return HTTP
+	}
+	return Local
+}
+
+// Join joins path elements onto a base location of any kind.
+func Join(base string, elem ...string) string {
+	if KindOf(base) == Local {
+		return filepath.Join(append([]string{base}, elem...)...)
+	}
+	return strings.TrimRight(base, "/") + "/" + path.Join(elem...)
+}
+
+// GDALPath maps a location to the path GDAL opens: s3://b/k → /vsis3/b/k,
+// https://h/p → /vsicurl/https://h/p; local paths and /vsi paths are kept.
+func GDALPath(loc string) string {
+	switch KindOf(loc) {
+	case S3:
+		return "/vsis3/" + strings.TrimPrefix(loc, "s3://")
+	case HTTP:
+		return "/vsicurl/" + loc
+	}
+	return loc
+}
+
+func splitS3(loc string) (bucket, key string, err error) {
+	rest := strings.TrimPrefix(loc, "s3://")
+	bucket, key, _ = strings.Cut(rest, "/")
+	if bucket == "" {
+		return "", "", fmt.Errorf("parse %s: no bucket", loc)
+	}
+	return bucket, key, nil
+}
+
+var (
+	clientOnce sync.Once
+	client     *s3.Client
+	clientErr  error
+)
+
+// envTrue reports whether an environment variable says yes.
+func envTrue(name string) bool {
+	switch strings.ToLower(os.Getenv(name)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// endpoint returns the custom S3 endpoint from the standard variables.
+func endpoint() string {
+	if e := os.Getenv("AWS_ENDPOINT_URL_S3"); e != "" {
+		return e
+	}
+	return os.Getenv("AWS_ENDPOINT_URL")
+}
+
+// pathStyle reports whether S3 requests use path-style addressing.
+func pathStyle() bool {
+	if v := os.Getenv("AWS_S3_USE_PATH_STYLE"); v != "" {
+		return envTrue("AWS_S3_USE_PATH_STYLE")
+	}
+	if strings.EqualFold(os.Getenv("AWS_VIRTUAL_HOSTING"), "FALSE") {
+		return true
+	}
+	return endpoint() != ""
+}
+
+// Client returns the S3 client built once from the standard AWS settings.
+func Client(ctx context.Context) (*s3.Client, error) {
+	clientOnce.Do(func() {
+		var opts []func(*config.LoadOptions) error
+		if envTrue("AWS_NO_SIGN_REQUEST") {
+			opts = append(opts, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+		}
+		if os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+			opts = append(opts, config.WithRegion("us-east-1"))
+		} else if r := os.Getenv("AWS_DEFAULT_REGION"); os.Getenv("AWS_REGION") == "" {
+			opts = append(opts, config.WithRegion(r))
+		}
+		cfg, err := config.LoadDefaultConfig(ctx, opts...)
+		if err != nil {
+			clientErr = fmt.Errorf("load AWS config: %w", err)
+			return
+		}
+		client = s3.NewFromConfig(cfg, func(o *s3.Options) {
+			if e := endpoint(); e != "" {
+				o.BaseEndpoint = aws.String(e)
+			}
+			o.UsePathStyle = pathStyle()
+		})
+	})
+	return client, clientErr
+}
+
+// ResetClient forgets the S3 client so the next call rebuilds it from the
+// environment (tests that start their own S3 server use it).
+func ResetClient() {
+	clientOnce = sync.Once{}
+	client, clientErr = nil, nil
+}
+
+// GDALConfig returns the GDAL configuration options that make /vsis3/ use the
+// same settings as the SDK: endpoint, path style, https, unsigned requests.
+func GDALConfig() map[string]string {
+	opts := map[string]string{}
+	if e := endpoint(); e != "" {
+		if u, err := url.Parse(e); err == nil && u.Host != "" {
+			opts["AWS_S3_ENDPOINT"] = u.Host
+			if u.Scheme == "http" {
+				opts["AWS_HTTPS"] = "NO"
+			}
+		}
+	}
+	if pathStyle() {
+		opts["AWS_VIRTUAL_HOSTING"] = "FALSE"
+	}
+	if envTrue("AWS_NO_SIGN_REQUEST") {
+		opts["AWS_NO_SIGN_REQUEST"] = "YES"
+	}
+	if r := os.Getenv("AWS_REGION"); r != "" {
+		opts["AWS_REGION"] = r
+	}
+	return opts
+}
+
+// Open opens a location for reading.
+func Open(ctx context.Context, loc string) (io.ReadCloser, error) {
+	switch KindOf(loc) {
+	case S3:
+		bucket, key, err := splitS3(loc)
+		if err != nil {
+			return nil, err
+		}
+		c, err := Client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key})
+		if err != nil {
+			var nsk *types.NoSuchKey
+			if errors.As(err, &nsk) {
+				return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
+			}
+			return nil, fmt.Errorf("open %s: %w", loc, err)
+		}
+		return out.Body, nil
+	case HTTP:
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", loc, err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", loc, err)
+		}
+		if resp.StatusCode == http.StatusNotFound {
+			resp.Body.Close()
+			return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
+		}
+		if resp.StatusCode/100 != 2 {
+			resp.Body.Close()
+			return nil, fmt.Errorf("open %s: HTTP %s", loc, resp.Status)
+		}
+		return resp.Body, nil
+	}
+	f, err := os.Open(loc)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
+	}
+	return f, err
+}
+
+// ReadFile reads a whole object.
+func ReadFile(ctx context.Context, loc string) ([]byte, error) {
+	r, err := Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", loc, err)
+	}
+	return b, nil
+}
+
+// Exists reports whether a location holds an object or file.
+func Exists(ctx context.Context, loc string) (bool, error) {
+	switch KindOf(loc) {
+	case S3:
+		bucket, key, err := splitS3(loc)
+		if err != nil {
+			return false, err
+		}
+		c, err := Client(ctx)
+		if err != nil {
+			return false, err
+		}
+		_, err = c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &bucket, Key: &key})
+		if err != nil {
+			var nf *types.NotFound
+			if errors.As(err, &nf) {
+				return false, nil
+			}
+			return false, fmt.Errorf("stat %s: %w", loc, err)
+		}
+		return true, nil
+	case HTTP:
+		r, err := Open(ctx, loc)
+		if errors.Is(err, ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		r.Close()
+		return true, nil
+	}
+	_, err := os.Stat(loc)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// WriteFile writes data to a location atomically: readers see the old
+// object or the whole new one, never a part (local: temp file + rename; S3:
+// a single PutObject).
+func WriteFile(ctx context.Context, loc string, data []byte) error {
+	switch KindOf(loc) {
+	case S3:
+		bucket, key, err := splitS3(loc)
+		if err != nil {
+			return err
+		}
+		c, err := Client(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = c.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: &bucket, Key: &key, Body: bytes.NewReader(data),
+			ContentLength: aws.Int64(int64(len(data))),
+		})
+		if err != nil {
+			return fmt.Errorf("write %s: %w", loc, err)
+		}
+		return nil
+	case HTTP:
+		return fmt.Errorf("write %s: HTTP locations are read-only", loc)
+	}
+	if err := os.MkdirAll(filepath.Dir(loc), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(loc), "."+filepath.Base(loc)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	if err := os.Rename(tmp.Name(), loc); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	return nil
+}
+
+// List returns the locations under a prefix (a local directory, walked
+// recursively, or an S3 prefix), sorted.
+func List(ctx context.Context, prefix string) ([]string, error) {
+	switch KindOf(prefix) {
+	case S3:
+		bucket, key, err := splitS3(prefix)
+		if err != nil {
+			return nil, err
+		}
+		c, err := Client(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if key != "" && !strings.HasSuffix(key, "/") {
+			key += "/"
+		}
+		var out []string
+		p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: &bucket, Prefix: &key})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("list %s: %w", prefix, err)
+			}
+			for _, o := range page.Contents {
+				out = append(out, "s3://"+bucket+"/"+aws.ToString(o.Key))
+			}
+		}
+		sort.Strings(out)
+		return out, nil
+	case HTTP:
+		return nil, fmt.Errorf("list %s: HTTP locations cannot be listed", prefix)
+	}
+	var out []string
+	err := filepath.WalkDir(prefix, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", prefix, err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Remove deletes one object or file; a missing one is not an error.
+func Remove(ctx context.Context, loc string) error {
+	switch KindOf(loc) {
+	case S3:
+		bucket, key, err := splitS3(loc)
+		if err != nil {
+			return err
+		}
+		c, err := Client(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: &key}); err != nil {
+			return fmt.Errorf("remove %s: %w", loc, err)
+		}
+		return nil
+	case HTTP:
+		return fmt.Errorf("remove %s: HTTP locations are read-only", loc)
+	}
+	if err := os.Remove(loc); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", loc, err)
+	}
+	return nil
+}
