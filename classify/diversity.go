@@ -1,0 +1,216 @@
+package classify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DiversityYears is the number of agricultural years D looks back over
+// (Tabela 1, indicator 6: "nos últimos três anos agrícolas").
+const DiversityYears = 3
+
+// DiversityDetail explains the D level: what was counted in the window.
+type DiversityDetail struct {
+	Level int        // Tabela 1 level 1–4; 0 when D cannot be computed
+	Years []AgriYear // the agricultural years looked at, oldest first
+	// EmptyYears lists years of the window without any declared crop; D is
+	// then not informed (IN 2.2) and Level is 0.
+	EmptyYears []AgriYear
+
+	Crops    int // crops counted (a consortium counts once; conserved forage does not count, IN 2.4 III)
+	Forage   int // conserved-forage crops left out of the count (IN 2.4 III)
+	Species  int // distinct species over the window
+	Families int // distinct botanical families over the window
+
+	// LongCovers counts cover crops of more than 4 months that include a
+	// grass (Poaceae), single or in consortium (IN 2.4 IV).
+	LongCovers int
+	// LongCoversNoGrass counts cover crops of more than 4 months without a
+	// grass: they do not meet the "more than 4 months" criterion (IN 2.4 IV)
+	// but still count as covers of more than 45 days.
+	LongCoversNoGrass int
+	// Covers45 counts cover crops of more than 45 days, long ones included,
+	// plus the substitutes of IN 2.4 I.
+	Covers45 int
+	// Substitutes counts grain crops standing in for a short cover crop
+	// (IN 2.4 I): a grass in the third season, or a crop in the autumn window
+	// between the soybean harvest and the next sowing.
+	Substitutes int
+	// ILP is true when a pasture was kept 12 months or more (IN 2.4 V); it
+	// meets the "minimum number of crops" criterion.
+	ILP bool
+}
+
+// String summarises the counts, e.g. "7 crops, 4 species, 3 families, ...".
+func (d DiversityDetail) String() string {
+	if len(d.EmptyYears) > 0 {
+		ys := make([]string, len(d.EmptyYears))
+		for i, y := range d.EmptyYears {
+			ys[i] = y.String()
+		}
+		return "no crop declared in " + strings.Join(ys, ", ")
+	}
+	s := fmt.Sprintf("%d crops, %d species, %d families, %d covers >4 months with a grass, %d covers >45 days",
+		d.Crops, d.Species, d.Families, d.LongCovers, d.Covers45)
+	if d.Substitutes > 0 {
+		s += fmt.Sprintf(" (%d by IN 2.4 I substitution)", d.Substitutes)
+	}
+	if d.LongCoversNoGrass > 0 {
+		s += fmt.Sprintf(", %d covers >4 months without a grass (IN 2.4 IV)", d.LongCoversNoGrass)
+	}
+	if d.Forage > 0 {
+		s += fmt.Sprintf(", %d conserved-forage crops not counted (IN 2.4 III)", d.Forage)
+	}
+	if d.ILP {
+		s += ", ILP pasture ≥12 months (IN 2.4 V)"
+	}
+	return s
+}
+
+// WindowYears returns the DiversityYears agricultural years ending at last,
+// oldest first.
+func WindowYears(last AgriYear) []AgriYear {
+	ys := make([]AgriYear, DiversityYears)
+	for i := range ys {
+		ys[i] = last - AgriYear(DiversityYears-1-i)
+	}
+	return ys
+}
+
+// autumn reports whether t falls in the southern autumn (20 March to 20 June),
+// the "janela outonal" of IN 2.4 I.
+func autumn(t time.Time) bool {
+	y := t.Year()
+	return !t.Before(time.Date(y, 3, 20, 0, 0, 0, 0, t.Location())) &&
+		t.Before(time.Date(y, 6, 21, 0, 0, 0, 0, t.Location()))
+}
+
+// Diversity computes D, the crop diversity of the last three agricultural
+// years (Tabela 1, indicator 6, with the criteria of IN 2.4), from the crop
+// history of one talhão over the given years (nil: the DiversityYears years
+// ending at the latest year in history). Plantings outside the years are
+// ignored. A year without any crop leaves D not informed (Level 0,
+// EmptyYears set). An invalid planting returns an error wrapping ErrPlanting.
+//
+// Levels (Tabela 1): 2 = at least 4 crops, 2 species and 2 families; 3 = at
+// least 6 crops, 2 species, 2 families and (1 cover > 4 months or 3 covers
+// > 45 days); 4 = at least 6 crops, 4 species, 2 families, 1 cover > 4 months
+// and 2 more covers > 45 days; 1 otherwise.
+func Diversity(history []Planting, years []AgriYear) (DiversityDetail, error) {
+	for i, p := range history {
+		if err := p.validate(); err != nil {
+			return DiversityDetail{}, fmt.Errorf("history row %d: %w", i+1, err)
+		}
+	}
+	if len(years) == 0 {
+		if len(history) == 0 {
+			return DiversityDetail{}, nil
+		}
+		last := history[0].AgriYear
+		for _, p := range history {
+			last = max(last, p.AgriYear)
+		}
+		years = WindowYears(last)
+	}
+	years = slices.Clone(years)
+	slices.Sort(years)
+	years = slices.Compact(years)
+	d := DiversityDetail{Years: years}
+	in := map[AgriYear]bool{}
+	for _, y := range years {
+		in[y] = true
+	}
+	seen := map[AgriYear]bool{}
+	species, families := map[string]bool{}, map[string]bool{}
+	for _, p := range history {
+		if !in[p.AgriYear] {
+			continue
+		}
+		seen[p.AgriYear] = true
+		species[norm(p.Species)] = true
+		families[family(p.Family)] = true
+	}
+	for _, y := range years {
+		if !seen[y] {
+			d.EmptyYears = append(d.EmptyYears, y)
+		}
+	}
+	if len(d.EmptyYears) > 0 {
+		return d, nil
+	}
+	d.Species, d.Families = len(species), len(families)
+
+	seq := sequence(history, in)
+	// Position of each crop within its agricultural year, for IN 2.4 I.
+	pos := make([]int, len(seq))
+	count := map[AgriYear]int{}
+	for i, c := range seq {
+		pos[i] = count[c.year]
+		count[c.year]++
+	}
+	poaceae := func(p Planting) bool { return family(p.Family) == "poaceae" }
+	for i, c := range seq {
+		switch c.purpose {
+		case Forage:
+			d.Forage++
+			continue
+		case Pasture:
+			if !c.end.Before(c.start.AddDate(1, 0, 0)) {
+				d.ILP = true
+			}
+		case Cover:
+			if c.over4Months() {
+				if c.any(poaceae) {
+					d.LongCovers++
+				} else {
+					d.LongCoversNoGrass++
+				}
+			}
+			if c.over45Days() {
+				d.Covers45++
+			}
+		case Grain:
+			if c.over45Days() && substitute(seq, pos, i, poaceae) {
+				d.Substitutes++
+				d.Covers45++
+			}
+		}
+		d.Crops++
+	}
+	d.Level = diversityLevel(d)
+	return d, nil
+}
+
+// substitute reports IN 2.4 I for the grain crop seq[i]: a grass in the third
+// (or later) season of its agricultural year, or a crop sown in the autumn
+// window right after a soybean of the same year and followed by another crop
+// of that year.
+func substitute(seq []cultivo, pos []int, i int, poaceae func(Planting) bool) bool {
+	c := seq[i]
+	if pos[i] >= 2 && c.any(poaceae) {
+		return true
+	}
+	if !autumn(c.start) || i == 0 || i+1 >= len(seq) {
+		return false
+	}
+	prev, next := seq[i-1], seq[i+1]
+	return prev.year == c.year && next.year == c.year && prev.any(isSoja)
+}
+
+// diversityLevel applies the Tabela 1 thresholds of D to the counts.
+func diversityLevel(d DiversityDetail) int {
+	crops := func(n int) bool { return d.Crops >= n || d.ILP }
+	base := d.Families >= 2
+	switch {
+	case crops(6) && base && d.Species >= 4 && d.LongCovers >= 1 && d.Covers45-1 >= 2:
+		return 4
+	case crops(6) && base && d.Species >= 2 && (d.LongCovers >= 1 || d.Covers45 >= 3):
+		return 3
+	case crops(4) && base && d.Species >= 2:
+		return 2
+	default:
+		return 1
+	}
+}
