@@ -1,0 +1,585 @@
+package series
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/grid"
+	"github.com/paulmach/orb"
+)
+
+// Sentinel errors of package series.
+var (
+	// ErrMalformedItem marks a STAC item that cannot be used (no id, no
+	// datetime, no bbox or geometry, no assets...).
+	ErrMalformedItem = errors.New("series: malformed STAC item")
+	// ErrBadHref marks an asset href that is not a local file, s3:// or
+	// https:// URL, or lies outside the allowed prefixes.
+	ErrBadHref = errors.New("series: bad asset href")
+	// ErrNoCatalog is returned when the catalog source holds no item at all.
+	ErrNoCatalog = errors.New("series: no STAC items in catalog")
+)
+
+// Opener opens a catalog document by URL or path. The storage package of
+// the command line offers one that reaches s3:// through the AWS SDK.
+type Opener func(ctx context.Context, url string) (io.ReadCloser, error)
+
+// CatalogOptions configure LoadCatalog. The zero value reads local files,
+// https:// with net/http and s3:// through GDAL's /vsis3/ (AWS credentials
+// from the environment).
+type CatalogOptions struct {
+	// Open reads catalog documents; nil means DefaultOpener.
+	Open Opener
+	// AllowHrefPrefixes, when not empty, restricts asset hrefs (after
+	// resolving relative ones) to those starting with one of the prefixes;
+	// others make the scene skipped with reason "bad-href".
+	AllowHrefPrefixes []string
+}
+
+// Catalog is a set of STAC items, sorted by datetime then id.
+type Catalog struct {
+	Items  []*Item
+	Source string // where it was read from
+	allow  []string
+}
+
+// Item is one STAC item (one scene) reduced to what sampling needs.
+type Item struct {
+	ID         string
+	Collection string
+	// Datetime is the item's datetime, or its start_datetime when datetime
+	// is null (MODIS composites are dated by their first day).
+	Datetime time.Time
+	BBox     orb.Bound    // lon/lat
+	Geometry orb.Geometry // lon/lat; nil when the item had none
+	EPSG     int          // proj:epsg, 0 when absent
+
+	// ProcessingBaseline is s2:processing_baseline ("" when absent).
+	ProcessingBaseline string
+	// BOAOffsetApplied is earthsearch:boa_offset_applied (nil when absent).
+	BOAOffsetApplied *bool
+
+	Assets map[string]Asset
+	Source string // the document it came from, for messages
+}
+
+// Asset is one file of an item.
+type Asset struct {
+	Href string // resolved: absolute path, s3:// or https:// URL
+	// Band is the 1-based band of the file holding this asset: the
+	// "manejo:band" field of the asset, 1 when absent.
+	Band int
+	// Scale, Offset and Nodata come from raster:bands[Band-1]; nil when
+	// absent.
+	Scale, Offset, Nodata *float64
+}
+
+// Problem is an item, asset or file that could not be used, and why.
+type Problem struct {
+	Item   string // item id ("" when the item has no id: see Source)
+	Asset  string // asset key, "" for item-level problems
+	Reason string // short reason, also the key in Stats.Skipped
+	Detail string // the error text
+}
+
+func (p Problem) Error() string {
+	s := "item " + p.Item
+	if p.Asset != "" {
+		s += " asset " + p.Asset
+	}
+	s += ": " + p.Reason
+	if p.Detail != "" {
+		s += ": " + p.Detail
+	}
+	return s
+}
+
+// LoadCatalog reads a STAC ItemCollection JSON, a directory of Item JSON
+// files (local only) or newline-delimited Items, from a local path, s3:// or
+// https:// (http:// is refused). Relative asset hrefs are resolved against
+// the document that holds them. Malformed items are returned as errors
+// (each a Problem wrapping ErrMalformedItem and naming the item) and
+// skipped; the rest is loaded. The catalog is nil only when nothing could be
+// read at all.
+func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, []error) {
+	open := o.Open
+	if open == nil {
+		open = DefaultOpener
+	}
+	var docs []string
+	if !isURL(src) {
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, []error{fmt.Errorf("open catalog %s: %w", src, err)}
+		}
+		if st.IsDir() {
+			ents, err := os.ReadDir(src)
+			if err != nil {
+				return nil, []error{fmt.Errorf("list catalog %s: %w", src, err)}
+			}
+			for _, e := range ents {
+				n := e.Name()
+				if !e.IsDir() && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".geojson") || strings.HasSuffix(n, ".ndjson")) {
+					docs = append(docs, filepath.Join(src, n))
+				}
+			}
+		} else {
+			docs = []string{src}
+		}
+	} else {
+		if strings.HasPrefix(src, "http://") {
+			return nil, []error{fmt.Errorf("open catalog %s: %w: use https://", src, ErrBadHref)}
+		}
+		docs = []string{src}
+	}
+	cat := &Catalog{Source: src, allow: o.AllowHrefPrefixes}
+	var errs []error
+	for _, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return nil, append(errs, err)
+		}
+		rc, err := open(ctx, d)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("open catalog %s: %w", d, err))
+			continue
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("read catalog %s: %w", d, err))
+			continue
+		}
+		items, ierrs := parseDocument(data, d)
+		cat.Items = append(cat.Items, items...)
+		errs = append(errs, ierrs...)
+	}
+	if len(cat.Items) == 0 {
+		return nil, append(errs, fmt.Errorf("load %s: %w", src, ErrNoCatalog))
+	}
+	// Duplicate ids keep the first occurrence.
+	seen := map[string]bool{}
+	kept := cat.Items[:0]
+	for _, it := range cat.Items {
+		k := it.Collection + "\x00" + it.ID
+		if seen[k] {
+			errs = append(errs, Problem{Item: it.ID, Reason: "duplicate-item", Detail: "second copy in " + it.Source + " ignored"})
+			continue
+		}
+		seen[k] = true
+		kept = append(kept, it)
+	}
+	cat.Items = kept
+	sort.SliceStable(cat.Items, func(i, j int) bool {
+		a, b := cat.Items[i], cat.Items[j]
+		if !a.Datetime.Equal(b.Datetime) {
+			return a.Datetime.Before(b.Datetime)
+		}
+		return a.ID < b.ID
+	})
+	return cat, errs
+}
+
+// ParseItems parses one catalog document (ItemCollection, single Item or
+// newline-delimited Items). base resolves relative hrefs (a file path or
+// URL of the document). Malformed items are reported and skipped.
+func ParseItems(data []byte, base string) ([]*Item, []error) {
+	return parseDocument(data, base)
+}
+
+func parseDocument(data []byte, base string) ([]*Item, []error) {
+	data = bytes.TrimSpace(data)
+	var head struct {
+		Type     string            `json:"type"`
+		Features []json.RawMessage `json:"features"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	err := dec.Decode(&head)
+	single := err == nil && !dec.More()
+	if single {
+		switch head.Type {
+		case "FeatureCollection":
+			var items []*Item
+			var errs []error
+			for i, f := range head.Features {
+				it, err := parseItem(f, base)
+				if err != nil {
+					errs = append(errs, withIndex(err, i, base))
+					continue
+				}
+				items = append(items, it)
+			}
+			return items, errs
+		case "Feature":
+			it, err := parseItem(data, base)
+			if err != nil {
+				return nil, []error{withIndex(err, 0, base)}
+			}
+			return []*Item{it}, nil
+		default:
+			return nil, []error{fmt.Errorf("parse catalog %s: type %q is neither FeatureCollection nor Feature: %w", base, head.Type, ErrMalformedItem)}
+		}
+	}
+	// Newline-delimited items: each line on its own.
+	var items []*Item
+	var errs []error
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		l := bytes.TrimSpace(sc.Bytes())
+		if len(l) == 0 {
+			continue
+		}
+		it, err := parseItem(l, base)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s line %d: %w", base, line, err))
+			continue
+		}
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		errs = append(errs, fmt.Errorf("read catalog %s: %w", base, err))
+	}
+	return items, errs
+}
+
+func withIndex(err error, i int, base string) error {
+	return fmt.Errorf("%s feature %d: %w", base, i, err)
+}
+
+type rawAsset struct {
+	Href        string `json:"href"`
+	Band        int    `json:"manejo:band"`
+	RasterBands []struct {
+		Scale  *float64 `json:"scale"`
+		Offset *float64 `json:"offset"`
+		Nodata any      `json:"nodata"`
+	} `json:"raster:bands"`
+}
+
+type rawItem struct {
+	Type       string              `json:"type"`
+	ID         string              `json:"id"`
+	Collection string              `json:"collection"`
+	BBox       []float64           `json:"bbox"`
+	Geometry   json.RawMessage     `json:"geometry"`
+	Properties map[string]any      `json:"properties"`
+	Assets     map[string]rawAsset `json:"assets"`
+}
+
+func parseItem(data []byte, base string) (*Item, error) {
+	var r rawItem
+	if err := json.Unmarshal(data, &r); err != nil {
+		// Try to name the item even when the rest is broken.
+		var idOnly struct {
+			ID string `json:"id"`
+		}
+		_ = json.Unmarshal(data, &idOnly)
+		return nil, fmt.Errorf("%w: %w", Problem{Item: idOnly.ID, Reason: "malformed-item", Detail: "decode json: " + err.Error()}, ErrMalformedItem)
+	}
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %w", Problem{Item: r.ID, Reason: "malformed-item", Detail: fmt.Sprintf(format, a...)}, ErrMalformedItem)
+	}
+	if r.ID == "" {
+		return nil, bad("no id")
+	}
+	if r.Type != "" && r.Type != "Feature" {
+		return nil, bad("type %q is not Feature", r.Type)
+	}
+	it := &Item{ID: r.ID, Collection: r.Collection, Source: base, Assets: map[string]Asset{}}
+	p := r.Properties
+	if p == nil {
+		return nil, bad("no properties")
+	}
+	if it.Collection == "" {
+		if c, ok := p["collection"].(string); ok {
+			it.Collection = c
+		}
+	}
+	dt, _ := p["datetime"].(string)
+	if dt == "" {
+		dt, _ = p["start_datetime"].(string)
+	}
+	if dt == "" {
+		return nil, bad("no datetime (nor start_datetime)")
+	}
+	t, err := parseTime(dt)
+	if err != nil {
+		return nil, bad("datetime %q: %v", dt, err)
+	}
+	it.Datetime = t
+	if len(r.Geometry) > 0 && string(r.Geometry) != "null" {
+		g, err := parsePolygonal(r.Geometry)
+		if err != nil {
+			return nil, bad("geometry: %v", err)
+		}
+		it.Geometry = g
+	}
+	switch {
+	case len(r.BBox) == 4:
+		it.BBox = orb.Bound{Min: orb.Point{r.BBox[0], r.BBox[1]}, Max: orb.Point{r.BBox[2], r.BBox[3]}}
+	case len(r.BBox) == 6:
+		it.BBox = orb.Bound{Min: orb.Point{r.BBox[0], r.BBox[1]}, Max: orb.Point{r.BBox[3], r.BBox[4]}}
+	case it.Geometry != nil:
+		it.BBox = it.Geometry.Bound()
+	default:
+		return nil, bad("no bbox and no geometry")
+	}
+	for _, v := range r.BBox {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, bad("bbox %v not finite", r.BBox)
+		}
+	}
+	if it.BBox.Min[0] > it.BBox.Max[0] || it.BBox.Min[1] > it.BBox.Max[1] {
+		// Antimeridian-crossing boxes are not expected over Brazil.
+		return nil, bad("bbox %v has min > max", r.BBox)
+	}
+	if e, ok := p["proj:epsg"].(float64); ok {
+		it.EPSG = int(e)
+	}
+	if s, ok := p["s2:processing_baseline"].(string); ok {
+		it.ProcessingBaseline = s
+	}
+	if b, ok := p["earthsearch:boa_offset_applied"].(bool); ok {
+		it.BOAOffsetApplied = &b
+	}
+	if len(r.Assets) == 0 {
+		return nil, bad("no assets")
+	}
+	for k, a := range r.Assets {
+		as := Asset{Href: resolveHref(a.Href, base), Band: a.Band}
+		if as.Band <= 0 {
+			as.Band = 1
+		}
+		if len(a.RasterBands) >= as.Band {
+			rb := a.RasterBands[as.Band-1]
+			as.Scale, as.Offset = rb.Scale, rb.Offset
+			switch v := rb.Nodata.(type) {
+			case float64:
+				as.Nodata = &v
+			case string: // "nan", "inf", "-inf" per the raster extension
+				if f, err := parseNodataString(v); err == nil {
+					as.Nodata = &f
+				}
+			}
+		}
+		it.Assets[k] = as
+	}
+	return it, nil
+}
+
+func parseNodataString(s string) (float64, error) {
+	switch strings.ToLower(s) {
+	case "nan":
+		return math.NaN(), nil
+	case "inf":
+		return math.Inf(1), nil
+	case "-inf":
+		return math.Inf(-1), nil
+	}
+	return 0, fmt.Errorf("nodata %q", s)
+}
+
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z07:00", "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not RFC 3339")
+}
+
+func isURL(s string) bool {
+	i := strings.Index(s, "://")
+	return i > 0 && !strings.ContainsAny(s[:i], "/\\")
+}
+
+// resolveHref makes href absolute against base (a file path or URL). Hrefs
+// with a scheme are returned unchanged; file:// becomes a plain path.
+func resolveHref(href, base string) string {
+	if href == "" {
+		return ""
+	}
+	if strings.HasPrefix(href, "file://") {
+		return strings.TrimPrefix(href, "file://")
+	}
+	if isURL(href) || strings.HasPrefix(href, "/") {
+		return href
+	}
+	if isURL(base) {
+		u, err := url.Parse(base)
+		if err != nil {
+			return href
+		}
+		r, err := url.Parse(href)
+		if err != nil {
+			return href
+		}
+		res := u.ResolveReference(r)
+		if u.Scheme == "s3" {
+			// url.ResolveReference keeps s3's host (the bucket).
+			return "s3://" + res.Host + path.Clean("/"+res.Path)
+		}
+		return res.String()
+	}
+	abs, err := filepath.Abs(filepath.Join(filepath.Dir(base), href))
+	if err != nil {
+		return filepath.Join(filepath.Dir(base), href)
+	}
+	return abs
+}
+
+// gdalPath maps a resolved href to the name GDAL opens, or an error
+// wrapping ErrBadHref.
+func gdalPath(href string, allow []string) (string, error) {
+	if href == "" {
+		return "", fmt.Errorf("empty href: %w", ErrBadHref)
+	}
+	if len(allow) > 0 {
+		ok := false
+		for _, p := range allow {
+			if strings.HasPrefix(href, p) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return "", fmt.Errorf("href %s outside the allowed prefixes %v: %w", href, allow, ErrBadHref)
+		}
+	}
+	switch {
+	case strings.HasPrefix(href, "s3://"):
+		return "/vsis3/" + strings.TrimPrefix(href, "s3://"), nil
+	case strings.HasPrefix(href, "https://"):
+		return "/vsicurl/" + href, nil
+	case isURL(href):
+		return "", fmt.Errorf("href %s: scheme not file, s3:// or https://: %w", href, ErrBadHref)
+	case strings.HasPrefix(href, "/vsi"):
+		return "", fmt.Errorf("href %s: GDAL virtual paths are not accepted as hrefs: %w", href, ErrBadHref)
+	}
+	return href, nil
+}
+
+// DefaultOpener opens local paths with os.Open, https:// URLs with
+// net/http and s3:// URLs through GDAL's /vsis3/ (credentials from the AWS
+// environment). http:// is refused.
+func DefaultOpener(ctx context.Context, src string) (io.ReadCloser, error) {
+	switch {
+	case strings.HasPrefix(src, "https://"):
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			return nil, fmt.Errorf("get %s: %s", src, resp.Status)
+		}
+		return resp.Body, nil
+	case strings.HasPrefix(src, "s3://"):
+		registerGDAL()
+		f, err := godal.VSIOpen("/vsis3/" + strings.TrimPrefix(src, "s3://"))
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	case isURL(src):
+		return nil, fmt.Errorf("open %s: %w", src, ErrBadHref)
+	}
+	return os.Open(src)
+}
+
+// Select returns the items that intersect the talhão (bbox, then geometry
+// when the item has one) with a date in [from, to] (zero times leave that
+// side open; dates compare by calendar day, UTC), sorted by datetime.
+func (c *Catalog) Select(f grid.Field, from, to time.Time) []*Item {
+	fb := f.Geometry.Bound()
+	var out []*Item
+	for _, it := range c.Items {
+		d := grid.Date(it.Datetime)
+		if !from.IsZero() && d.Before(grid.Date(from)) {
+			continue
+		}
+		if !to.IsZero() && d.After(grid.Date(to)) {
+			continue
+		}
+		if !it.BBox.Intersects(fb) {
+			continue
+		}
+		if it.Geometry != nil && !geomIntersects(it.Geometry, f.Geometry) {
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// parsePolygonal decodes a GeoJSON Polygon or MultiPolygon.
+func parsePolygonal(data []byte) (orb.Geometry, error) {
+	var g struct {
+		Type        string          `json:"type"`
+		Coordinates json.RawMessage `json:"coordinates"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, err
+	}
+	ring := func(rs [][][]float64) (orb.Polygon, error) {
+		var p orb.Polygon
+		for _, r := range rs {
+			var rr orb.Ring
+			for _, c := range r {
+				if len(c) < 2 {
+					return nil, fmt.Errorf("position with %d coordinates", len(c))
+				}
+				rr = append(rr, orb.Point{c[0], c[1]})
+			}
+			p = append(p, rr)
+		}
+		if len(p) == 0 || len(p[0]) < 4 {
+			return nil, fmt.Errorf("polygon without a closed outer ring")
+		}
+		return p, nil
+	}
+	switch g.Type {
+	case "Polygon":
+		var c [][][]float64
+		if err := json.Unmarshal(g.Coordinates, &c); err != nil {
+			return nil, err
+		}
+		return ring(c)
+	case "MultiPolygon":
+		var c [][][][]float64
+		if err := json.Unmarshal(g.Coordinates, &c); err != nil {
+			return nil, err
+		}
+		var mp orb.MultiPolygon
+		for _, pc := range c {
+			p, err := ring(pc)
+			if err != nil {
+				return nil, err
+			}
+			mp = append(mp, p)
+		}
+		return mp, nil
+	}
+	return nil, fmt.Errorf("type %q is not Polygon or MultiPolygon", g.Type)
+}

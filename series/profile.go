@@ -1,0 +1,246 @@
+package series
+
+import (
+	"strconv"
+	"strings"
+)
+
+// MaskKind says how a profile's QA asset is read.
+type MaskKind int
+
+// Kinds of QA assets.
+const (
+	// MaskNone: the profile has no QA asset.
+	MaskNone MaskKind = iota
+	// MaskClasses: the QA value is a class (Sentinel-2 SCL, MOD13Q1
+	// pixel_reliability); Classes maps dropped classes to reasons.
+	MaskClasses
+	// MaskBits: the QA value is a bit field (Landsat QA_PIXEL, HLS Fmask,
+	// MOD09 state); Bits lists the rules, tested in order.
+	MaskBits
+)
+
+// BitRule drops a pixel when (QA >> Shift) & Mask is one of Values.
+type BitRule struct {
+	Shift  uint
+	Mask   uint32
+	Values []uint32
+	Reason string
+}
+
+// Profile tells how to read one sensor's items: which asset keys hold the
+// bands, the default DN → reflectance scale and offset, the QA asset and
+// its rules. Profiles are plain data: copy one and change it to configure
+// masks (Options.Profiles).
+type Profile struct {
+	Name string
+	// Asset keys tried in order for each role (the first present is used).
+	Red, NIR, SWIR1, SWIR2 []string
+	// NDVI keys an asset holding NDVI itself (MOD13Q1); when set, Red and
+	// NIR are not used and NDTI is not computed.
+	NDVI []string
+	QA   []string
+
+	// Scale and Offset turn DN into reflectance (or NDVI for NDVI assets)
+	// when the asset's raster:bands does not give them.
+	Scale, Offset float64
+	// S2Baseline applies the Sentinel-2 rule: processing baseline ≥ 04.00
+	// adds Offset −1000 DN unless the item says the offset is applied.
+	S2Baseline bool
+	// Nodata is the default DN of missing data (raster:bands nodata and the
+	// file's nodata are honoured too). NaN never counts as data.
+	Nodata []float64
+	// Saturated DN values (≥ SaturatedMin, when non-zero, is saturated).
+	SaturatedMin float64
+	// ValidMin/ValidMax bound valid DN when ValidMax > ValidMin (MOD13Q1
+	// NDVI −2000..10000): DN outside is "nodata".
+	ValidMin, ValidMax float64
+
+	MaskKind MaskKind
+	Classes  map[int]string // MaskClasses: class → reason
+	Bits     []BitRule      // MaskBits
+	// QANodata lists QA values meaning "no data" (checked first).
+	QANodata []int
+	// QAOptional lets items without the QA asset be sampled unmasked (the
+	// reflectance nodata and validity checks still apply). Off by default:
+	// a missing QA asset skips the scene.
+	QAOptional bool
+	// MODIS restricts sampling to MODIS-eligible talhões and cells (IN 6.4 I).
+	MODIS bool
+}
+
+// Profiles returns the built-in profiles keyed by STAC collection id.
+// Each call returns fresh copies that the caller may change.
+func Profiles() map[string]*Profile {
+	s2 := func(name string) *Profile {
+		return &Profile{
+			Name: name,
+			Red:  []string{"red", "B04"}, NIR: []string{"nir", "B08"},
+			SWIR1: []string{"swir16", "B11"}, SWIR2: []string{"swir22", "B12"},
+			QA:    []string{"scl", "SCL"},
+			Scale: 0.0001, S2Baseline: true,
+			Nodata: []float64{0}, SaturatedMin: 65535,
+			MaskKind: MaskClasses,
+			// SCL classes dropped per DESIGN.md: 0 no data, 1 saturated or
+			// defective, 2 dark area, 3 cloud shadow, 8/9 cloud medium/high
+			// probability, 10 thin cirrus, 11 snow or ice.
+			Classes: map[int]string{0: "nodata", 1: "saturated", 2: "dark", 3: "shadow", 8: "cloud", 9: "cloud", 10: "cirrus", 11: "snow"},
+		}
+	}
+	landsat := func(name string) *Profile {
+		return &Profile{
+			Name: name,
+			Red:  []string{"red", "SR_B4"}, NIR: []string{"nir08", "SR_B5"},
+			SWIR1: []string{"swir16", "SR_B6"}, SWIR2: []string{"swir22", "SR_B7"},
+			QA:    []string{"qa_pixel", "QA_PIXEL"},
+			Scale: 0.0000275, Offset: -0.2,
+			Nodata: []float64{0}, SaturatedMin: 65535,
+			MaskKind: MaskBits,
+			// QA_PIXEL bits 0–5: fill, dilated cloud, cirrus, cloud, cloud
+			// shadow, snow.
+			Bits: []BitRule{
+				{Shift: 0, Mask: 1, Values: []uint32{1}, Reason: "nodata"},
+				{Shift: 3, Mask: 1, Values: []uint32{1}, Reason: "cloud"},
+				{Shift: 1, Mask: 1, Values: []uint32{1}, Reason: "cloud"},
+				{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: "cirrus"},
+				{Shift: 4, Mask: 1, Values: []uint32{1}, Reason: "shadow"},
+				{Shift: 5, Mask: 1, Values: []uint32{1}, Reason: "snow"},
+			},
+		}
+	}
+	hls := func(name string, red, nir, sw1, sw2 string) *Profile {
+		return &Profile{
+			Name: name,
+			Red:  []string{red}, NIR: []string{nir}, SWIR1: []string{sw1}, SWIR2: []string{sw2},
+			QA:     []string{"Fmask"},
+			Scale:  0.0001,
+			Nodata: []float64{-9999}, SaturatedMin: 0,
+			MaskKind: MaskBits,
+			QANodata: []int{255},
+			// Fmask bits 1–4: cloud, adjacent to cloud/shadow, cloud shadow,
+			// snow/ice.
+			Bits: []BitRule{
+				{Shift: 1, Mask: 1, Values: []uint32{1}, Reason: "cloud"},
+				{Shift: 3, Mask: 1, Values: []uint32{1}, Reason: "shadow"},
+				{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: "cloud-adjacent"},
+				{Shift: 4, Mask: 1, Values: []uint32{1}, Reason: "snow"},
+			},
+		}
+	}
+	m := map[string]*Profile{
+		"sentinel-2-l2a":       s2("sentinel-2-l2a"),
+		"sentinel-s2-l2a-cogs": s2("sentinel-s2-l2a-cogs"),
+		"landsat-c2-l2":        landsat("landsat-c2-l2"),
+		"landsat-c2l2-sr":      landsat("landsat-c2l2-sr"),
+		"HLSS30":               hls("HLSS30", "B04", "B8A", "B11", "B12"),
+		"HLSL30":               hls("HLSL30", "B04", "B05", "B06", "B07"),
+		"modis-13Q1-061": {
+			Name:  "modis-13Q1-061",
+			NDVI:  []string{"250m_16_days_NDVI"},
+			QA:    []string{"250m_16_days_pixel_reliability"},
+			Scale: 0.0001,
+			// MOD13Q1 NDVI fill −3000, valid range −2000..10000.
+			Nodata: []float64{-3000}, ValidMin: -2000, ValidMax: 10000,
+			MaskKind: MaskClasses,
+			// pixel_reliability 3 cloudy; 255 (−1 as int8) fill.
+			Classes: map[int]string{3: "cloud", 255: "nodata", -1: "nodata"},
+			MODIS:   true,
+		},
+		"modis-09A1-061": {
+			Name: "modis-09A1-061",
+			Red:  []string{"sur_refl_b01"}, NIR: []string{"sur_refl_b02"},
+			SWIR1: []string{"sur_refl_b06"}, SWIR2: []string{"sur_refl_b07"},
+			QA:    []string{"sur_refl_state_500m"},
+			Scale: 0.0001,
+			// MOD09 fill −28672; valid −100..16000.
+			Nodata: []float64{-28672}, ValidMin: -100, ValidMax: 16000,
+			MaskKind: MaskBits,
+			// state QA bits 0–1 cloud state (01 cloudy, 10 mixed; 00 clear
+			// and 11 "not set, assumed clear" pass), bit 2 cloud shadow.
+			Bits: []BitRule{
+				{Shift: 0, Mask: 3, Values: []uint32{1, 2}, Reason: "cloud"},
+				{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: "shadow"},
+			},
+			MODIS: true,
+		},
+	}
+	return m
+}
+
+// maskReason returns "" when the QA value v leaves the pixel clear, else the
+// reason it is dropped.
+func (p *Profile) maskReason(v float64) string {
+	if v != v { // NaN
+		return "nodata"
+	}
+	iv := int(v)
+	for _, n := range p.QANodata {
+		if iv == n {
+			return "nodata"
+		}
+	}
+	switch p.MaskKind {
+	case MaskClasses:
+		if r, ok := p.Classes[iv]; ok {
+			return r
+		}
+	case MaskBits:
+		u := uint32(iv)
+		for _, b := range p.Bits {
+			x := (u >> b.Shift) & b.Mask
+			for _, want := range b.Values {
+				if x == want {
+					return b.Reason
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// baselineAtLeast4 reports whether a processing baseline string such as
+// "05.10" or "N0510" is 04.00 or later. Unparseable or empty → false.
+func baselineAtLeast4(s string) bool {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "N")
+	if s == "" {
+		return false
+	}
+	if !strings.Contains(s, ".") && len(s) == 4 { // "0510"
+		s = s[:2] + "." + s[2:]
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return false
+	}
+	return f >= 4.0-1e-9
+}
+
+// Radiometry is the DN → physical value transform of one asset of one item.
+type Radiometry struct {
+	Scale, Offset float64
+	Source        string // "raster:bands", "profile", "profile+s2-baseline"
+}
+
+// AssetRadiometry returns the scale and offset for an asset of an item
+// under profile p: raster:bands when it gives them; else the profile's
+// defaults, plus −1000 DN for Sentinel-2 baseline ≥ 04.00 items that do not
+// say earthsearch:boa_offset_applied: true. A raster:bands offset is taken
+// as complete (never shifted again); a raster:bands scale alone keeps the
+// profile's offset rule.
+func AssetRadiometry(p *Profile, it *Item, a Asset) Radiometry {
+	r := Radiometry{Scale: p.Scale, Offset: p.Offset, Source: "profile"}
+	if a.Scale != nil {
+		r.Scale = *a.Scale
+		r.Source = "raster:bands"
+	}
+	if a.Offset != nil {
+		r.Offset = *a.Offset
+		r.Source = "raster:bands"
+		return r
+	}
+	if p.S2Baseline && baselineAtLeast4(it.ProcessingBaseline) && !(it.BOAOffsetApplied != nil && *it.BOAOffsetApplied) {
+		r.Offset = p.Offset - 1000*r.Scale
+		r.Source += "+s2-baseline"
+	}
+	return r
+}

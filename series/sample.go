@@ -1,0 +1,822 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/grid"
+)
+
+// Obs is one observation of one cell on one date.
+type Obs struct {
+	FieldID, CellID string
+	Date            time.Time // calendar day, UTC midnight (grid.Date)
+	Collection      string
+	ItemID          string
+	// NDVI and NDTI, −1..1; NaN means no value (see Mask). NDTI is NaN for
+	// NDVI-only profiles (MOD13Q1).
+	NDVI, NDTI float32
+	// Mask is "" when every index the profile gives is valid. Otherwise it
+	// is the reason: cloud, shadow, cirrus, snow, dark, cloud-adjacent,
+	// nodata, saturated, zero-denominator, outside-scene. A reason that
+	// touches only one index is prefixed with it ("ndti:zero-denominator")
+	// and the other index keeps its value.
+	Mask string
+}
+
+// Options configure Sample. The zero value samples every date with
+// runtime.GOMAXPROCS(0) workers and the built-in profiles.
+type Options struct {
+	From, To time.Time // inclusive calendar days; zero leaves the side open
+	// Workers bounds the scenes read at once (each with its own GDAL
+	// datasets). ≤ 0 means runtime.GOMAXPROCS(0).
+	Workers int
+	// Profiles maps a STAC collection id to a profile; entries override
+	// the built-in ones (Profiles()), so a collection can be read with
+	// another sensor's rules or with custom masks.
+	Profiles map[string]*Profile
+	// GDALConfig adds KEY=VALUE GDAL configuration options to those set for
+	// cloud archives (see CloudConfig).
+	GDALConfig []string
+}
+
+// CloudConfig is the GDAL configuration Sample passes to every open and
+// read: no directory listing on open, a VSI read cache, merged and
+// multiplexed HTTP range requests.
+var CloudConfig = []string{
+	"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR",
+	"VSI_CACHE=TRUE",
+	"VSI_CACHE_SIZE=25000000",
+	"GDAL_HTTP_MERGE_CONSECUTIVE_RANGES=YES",
+	"GDAL_HTTP_MULTIPLEX=YES",
+	"GDAL_HTTP_VERSION=2",
+	"GDAL_INGESTED_BYTES_AT_OPEN=32768",
+	"CPL_VSIL_CURL_ALLOWED_EXTENSIONS=.tif,.TIF,.tiff,.TIFF",
+}
+
+// Gap is the temporal check of IN 6.5 for one talhão.
+type Gap struct {
+	Scenes      int // distinct scene dates selected for the talhão
+	UsableDates int // dates with at least one cell with a valid NDVI
+	// LargestGapDays is the largest number of days between consecutive
+	// usable dates (0 with fewer than two); GapFrom/GapTo bound it.
+	LargestGapDays int
+	GapFrom, GapTo time.Time
+	// RevisitDays is the median interval between consecutive scene dates,
+	// clouds or not: the archive's revisit.
+	RevisitDays float64
+	// Coarse is true when RevisitDays is over 16 (IN 6.5 asks for a
+	// temporal resolution of at least 16 days) or fewer than two scenes
+	// were found.
+	Coarse bool
+}
+
+// Stats is the run report of Sample.
+type Stats struct {
+	Scenes     int // scenes (items) selected for at least one talhão
+	ScenesRead int // scenes whose assets were read
+	// Skipped counts skipped scenes and cells by reason ("missing-asset",
+	// "bad-href", "unreadable", "no-crs", "no-profile", "outside-scene",
+	// "modis-ineligible-field", "modis-ineligible-cell"...).
+	Skipped map[string]int
+	// Masked counts observations by Mask ("" = valid).
+	Masked   map[string]int
+	Problems []Problem
+	Gaps     map[string]Gap // by field id
+}
+
+func (s *Stats) skip(reason string, n int) {
+	if s.Skipped == nil {
+		s.Skipped = map[string]int{}
+	}
+	s.Skipped[reason] += n
+}
+
+var gdalOnce sync.Once
+
+func registerGDAL() { gdalOnce.Do(godal.RegisterAll) }
+
+type cellRef struct{ g, c int }
+
+type sceneJob struct {
+	item  *Item
+	cells []cellRef
+}
+
+// Sample reads NDVI and NDTI at every cell centre of the grids from every
+// catalog item that intersects the talhão in [o.From, o.To]. Work is grouped
+// by scene: each asset is opened once for all cells, only blocks holding
+// cells are read, and the QA asset is read first so reflectance is read
+// only for clear cells. Scenes or cells that cannot be read are skipped and
+// counted in Stats with their reason; they never stop the run. Same-date
+// observations of one cell and collection (overlapping tiles) collapse to
+// one, preferring valid values, then the smaller item id. The result is
+// sorted by field, cell, date and collection. The error is non-nil only
+// when ctx is cancelled.
+func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]Obs, Stats, error) {
+	registerGDAL()
+	st := Stats{Skipped: map[string]int{}, Masked: map[string]int{}, Gaps: map[string]Gap{}}
+	if cat == nil {
+		return nil, st, nil
+	}
+	profiles := Profiles()
+	for k, p := range o.Profiles {
+		profiles[k] = p
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	cfg := append(append([]string{}, CloudConfig...), o.GDALConfig...)
+
+	// Group the work by scene.
+	jobIdx := map[*Item]int{}
+	var jobs []*sceneJob
+	for gi := range grids {
+		g := &grids[gi]
+		for _, it := range cat.Select(g.Field, o.From, o.To) {
+			j, ok := jobIdx[it]
+			if !ok {
+				j = len(jobs)
+				jobIdx[it] = j
+				jobs = append(jobs, &sceneJob{item: it})
+			}
+			for ci := range g.Cells {
+				jobs[j].cells = append(jobs[j].cells, cellRef{gi, ci})
+			}
+		}
+	}
+	st.Scenes = len(jobs)
+
+	type result struct {
+		obs []Obs
+		st  sceneStats
+	}
+	results := make([]result, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &reader{cfg: cfg, allow: cat.allow}
+			for j := range next {
+				obs, ss := r.scene(ctx, jobs[j], grids, profiles)
+				results[j] = result{obs, ss}
+			}
+		}()
+	}
+feed:
+	for j := range jobs {
+		select {
+		case next <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, st, fmt.Errorf("sample series: %w", err)
+	}
+
+	var all []Obs
+	for _, r := range results {
+		all = append(all, r.obs...)
+		if r.st.read {
+			st.ScenesRead++
+		}
+		for k, v := range r.st.skipped {
+			st.skip(k, v)
+		}
+		st.Problems = append(st.Problems, r.st.problems...)
+	}
+	all = collapse(all)
+	for _, ob := range all {
+		st.Masked[ob.Mask]++
+	}
+	st.Gaps = gaps(grids, jobs, all)
+	return all, st, nil
+}
+
+// obsRank orders same-date candidates: more valid indices first.
+func obsRank(o Obs) int {
+	r := 0
+	if !math.IsNaN(float64(o.NDVI)) {
+		r += 2
+	}
+	if !math.IsNaN(float64(o.NDTI)) {
+		r++
+	}
+	return r
+}
+
+func collapse(all []Obs) []Obs {
+	sort.Slice(all, func(i, j int) bool {
+		a, b := &all[i], &all[j]
+		if a.FieldID != b.FieldID {
+			return a.FieldID < b.FieldID
+		}
+		if a.CellID != b.CellID {
+			return a.CellID < b.CellID
+		}
+		if !a.Date.Equal(b.Date) {
+			return a.Date.Before(b.Date)
+		}
+		if a.Collection != b.Collection {
+			return a.Collection < b.Collection
+		}
+		if ra, rb := obsRank(*a), obsRank(*b); ra != rb {
+			return ra > rb
+		}
+		if (a.Mask == "") != (b.Mask == "") {
+			return a.Mask == ""
+		}
+		return a.ItemID < b.ItemID
+	})
+	out := all[:0]
+	for i, ob := range all {
+		if i > 0 {
+			p := &out[len(out)-1]
+			if p.FieldID == ob.FieldID && p.CellID == ob.CellID && p.Date.Equal(ob.Date) && p.Collection == ob.Collection {
+				continue
+			}
+		}
+		out = append(out, ob)
+	}
+	return out
+}
+
+func gaps(grids []grid.Grid, jobs []*sceneJob, all []Obs) map[string]Gap {
+	sceneDates := map[string]map[time.Time]bool{}
+	for _, j := range jobs {
+		d := grid.Date(j.item.Datetime)
+		seen := map[int]bool{}
+		for _, c := range j.cells {
+			if seen[c.g] {
+				continue
+			}
+			seen[c.g] = true
+			id := grids[c.g].Field.ID
+			if sceneDates[id] == nil {
+				sceneDates[id] = map[time.Time]bool{}
+			}
+			sceneDates[id][d] = true
+		}
+	}
+	usable := map[string]map[time.Time]bool{}
+	for _, ob := range all {
+		if math.IsNaN(float64(ob.NDVI)) {
+			continue
+		}
+		if usable[ob.FieldID] == nil {
+			usable[ob.FieldID] = map[time.Time]bool{}
+		}
+		usable[ob.FieldID][ob.Date] = true
+	}
+	out := map[string]Gap{}
+	for _, g := range grids {
+		id := g.Field.ID
+		sd := sortedDates(sceneDates[id])
+		ud := sortedDates(usable[id])
+		gp := Gap{Scenes: len(sd), UsableDates: len(ud)}
+		for i := 1; i < len(ud); i++ {
+			d := int(ud[i].Sub(ud[i-1]).Hours()/24 + 0.5)
+			if d > gp.LargestGapDays {
+				gp.LargestGapDays, gp.GapFrom, gp.GapTo = d, ud[i-1], ud[i]
+			}
+		}
+		if len(sd) >= 2 {
+			iv := make([]float64, 0, len(sd)-1)
+			for i := 1; i < len(sd); i++ {
+				iv = append(iv, sd[i].Sub(sd[i-1]).Hours()/24)
+			}
+			sort.Float64s(iv)
+			n := len(iv)
+			if n%2 == 1 {
+				gp.RevisitDays = iv[n/2]
+			} else {
+				gp.RevisitDays = (iv[n/2-1] + iv[n/2]) / 2
+			}
+		}
+		gp.Coarse = len(sd) < 2 || gp.RevisitDays > 16
+		out[id] = gp
+	}
+	return out
+}
+
+func sortedDates(m map[time.Time]bool) []time.Time {
+	out := make([]time.Time, 0, len(m))
+	for d := range m {
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
+}
+
+type sceneStats struct {
+	read     bool
+	skipped  map[string]int
+	problems []Problem
+}
+
+func (s *sceneStats) skip(it *Item, asset, reason string, n int, err error) {
+	if s.skipped == nil {
+		s.skipped = map[string]int{}
+	}
+	s.skipped[reason] += n
+	p := Problem{Item: it.ID, Asset: asset, Reason: reason}
+	if err != nil {
+		p.Detail = err.Error()
+	}
+	s.problems = append(s.problems, p)
+}
+
+func (s *sceneStats) count(reason string, n int) {
+	if s.skipped == nil {
+		s.skipped = map[string]int{}
+	}
+	s.skipped[reason] += n
+}
+
+// reader holds one goroutine's buffers.
+type reader struct {
+	cfg   []string
+	allow []string
+	buf   []float64
+}
+
+// openDS is one opened file of a scene.
+type openDS struct {
+	ds     *godal.Dataset
+	wkt    string
+	inv    [6]float64 // inverse geotransform
+	sx, sy int
+}
+
+// role is one band of a profile resolved for an item.
+type role struct {
+	name  string // "qa", "red", "nir", "swir1", "swir2", "ndvi"
+	key   string // asset key
+	asset Asset
+	path  string
+	rad   Radiometry
+	ds    *openDS
+	col   []int // per cell; -1 outside
+	row   []int
+	val   []float64
+	band  godal.Band
+	nd    float64 // the file's nodata for this band, when hasND
+	hasND bool
+}
+
+func firstKey(it *Item, keys []string) (string, Asset, bool) {
+	for _, k := range keys {
+		if a, ok := it.Assets[k]; ok {
+			return k, a, true
+		}
+	}
+	return "", Asset{}, false
+}
+
+func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) ([]Obs, sceneStats) {
+	var ss sceneStats
+	it := job.item
+	if ctx.Err() != nil {
+		return nil, ss
+	}
+	p := profiles[it.Collection]
+	if p == nil {
+		ss.skip(it, "", "no-profile", 1, fmt.Errorf("collection %q has no sensor profile", it.Collection))
+		return nil, ss
+	}
+	cells := job.cells
+	if p.MODIS {
+		kept := cells[:0:0]
+		for _, c := range cells {
+			g := &grids[c.g]
+			switch {
+			case !g.MODISEligible:
+				ss.count("modis-ineligible-field", 1)
+			case !g.Cells[c.c].MODIS:
+				ss.count("modis-ineligible-cell", 1)
+			default:
+				kept = append(kept, c)
+			}
+		}
+		cells = kept
+		if len(cells) == 0 {
+			return nil, ss
+		}
+	}
+
+	// Resolve the roles.
+	type want struct {
+		name string
+		keys []string
+	}
+	var wants []want
+	if len(p.QA) > 0 {
+		wants = append(wants, want{"qa", p.QA})
+	}
+	if len(p.NDVI) > 0 {
+		wants = append(wants, want{"ndvi", p.NDVI})
+	} else {
+		wants = append(wants, want{"red", p.Red}, want{"nir", p.NIR})
+		if len(p.SWIR1) > 0 {
+			wants = append(wants, want{"swir1", p.SWIR1}, want{"swir2", p.SWIR2})
+		}
+	}
+	var roles []*role
+	var qa *role
+	for _, w := range wants {
+		k, a, ok := firstKey(it, w.keys)
+		if !ok {
+			if w.name == "qa" && p.QAOptional {
+				continue
+			}
+			ss.skip(it, strings.Join(w.keys, "|"), "missing-asset", 1, fmt.Errorf("no %s asset (keys %v)", w.name, w.keys))
+			return nil, ss
+		}
+		path, err := gdalPath(a.Href, r.allow)
+		if err != nil {
+			ss.skip(it, k, "bad-href", 1, err)
+			return nil, ss
+		}
+		ro := &role{name: w.name, key: k, asset: a, path: path, rad: AssetRadiometry(p, it, a)}
+		roles = append(roles, ro)
+		if w.name == "qa" {
+			qa = ro
+		}
+	}
+
+	// Open each file once.
+	files := map[string]*openDS{}
+	defer func() {
+		for _, f := range files {
+			f.ds.Close()
+		}
+	}()
+	for _, ro := range roles {
+		if f, ok := files[ro.path]; ok {
+			ro.ds = f
+		} else {
+			f, reason, err := r.open(ro.path)
+			if err != nil {
+				ss.skip(it, ro.key, reason, 1, err)
+				return nil, ss
+			}
+			files[ro.path] = f
+			ro.ds = f
+		}
+		if ro.asset.Band > len(ro.ds.ds.Bands()) {
+			ss.skip(it, ro.key, "missing-band", 1, fmt.Errorf("%s has %d bands, asset wants band %d", ro.asset.Href, len(ro.ds.ds.Bands()), ro.asset.Band))
+			return nil, ss
+		}
+		ro.band = ro.ds.ds.Bands()[ro.asset.Band-1]
+		ro.nd, ro.hasND = ro.band.NoData()
+	}
+
+	// Cell centres in each file's pixel space (one transform per CRS).
+	lon := make([]float64, len(cells))
+	lat := make([]float64, len(cells))
+	for i, c := range cells {
+		pt := grids[c.g].Cells[c.c].Centre
+		lon[i], lat[i] = pt[0], pt[1]
+	}
+	proj := map[string][2][]float64{}
+	for _, ro := range roles {
+		xy, ok := proj[ro.ds.wkt]
+		if !ok {
+			x, y, err := toCRS(ro.ds.wkt, lon, lat)
+			if err != nil {
+				ss.skip(it, ro.key, "no-crs", 1, err)
+				return nil, ss
+			}
+			xy = [2][]float64{x, y}
+			proj[ro.ds.wkt] = xy
+		}
+		ro.col = make([]int, len(cells))
+		ro.row = make([]int, len(cells))
+		ro.val = make([]float64, len(cells))
+		for i := range cells {
+			x, y := xy[0][i], xy[1][i]
+			inv := &ro.ds.inv
+			fc := inv[0] + inv[1]*x + inv[2]*y
+			fr := inv[3] + inv[4]*x + inv[5]*y
+			c, rr := int(math.Floor(fc)), int(math.Floor(fr))
+			if math.IsNaN(fc) || math.IsNaN(fr) || c < 0 || rr < 0 || c >= ro.ds.sx || rr >= ro.ds.sy {
+				c, rr = -1, -1
+			}
+			ro.col[i], ro.row[i] = c, rr
+			ro.val[i] = math.NaN()
+		}
+	}
+
+	// Mask first.
+	reason := make([]string, len(cells))
+	for i := range cells {
+		for _, ro := range roles {
+			if ro.col[i] < 0 {
+				reason[i] = "outside-scene"
+				break
+			}
+		}
+	}
+	ss.read = true
+	if qa != nil {
+		idx := pending(reason)
+		if err := r.readPixels(ctx, qa, idx); err != nil {
+			ss.skip(it, qa.key, readReason(ctx, err), 1, err)
+			return nil, ss
+		}
+		for _, i := range idx {
+			reason[i] = p.maskReason(qa.val[i])
+		}
+	}
+	idx := pending(reason)
+	for _, ro := range roles {
+		if ro == qa || len(idx) == 0 {
+			continue
+		}
+		if err := r.readPixels(ctx, ro, idx); err != nil {
+			ss.skip(it, ro.key, readReason(ctx, err), 1, err)
+			return nil, ss
+		}
+	}
+
+	// Indices.
+	date := grid.Date(it.Datetime)
+	obs := make([]Obs, len(cells))
+	nan := float32(math.NaN())
+	for i, c := range cells {
+		cell := &grids[c.g].Cells[c.c]
+		ob := Obs{FieldID: grids[c.g].Field.ID, CellID: cell.ID, Date: date, Collection: it.Collection, ItemID: it.ID, NDVI: nan, NDTI: nan, Mask: reason[i]}
+		if ob.Mask == "" {
+			compute(p, roles, i, &ob)
+		}
+		if ob.Mask == "outside-scene" {
+			ss.count("outside-scene", 1)
+		}
+		obs[i] = ob
+	}
+	return obs, ss
+}
+
+func readReason(ctx context.Context, err error) string {
+	if ctx.Err() != nil {
+		return "cancelled"
+	}
+	return "unreadable"
+}
+
+func pending(reason []string) []int {
+	var idx []int
+	for i, r := range reason {
+		if r == "" {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// value turns a DN into a physical value, or returns a reason.
+func (ro *role) value(p *Profile, i int) (float64, string) {
+	v := ro.val[i]
+	if math.IsNaN(v) {
+		return 0, "nodata"
+	}
+	for _, n := range p.Nodata {
+		if v == n {
+			return 0, "nodata"
+		}
+	}
+	if ro.asset.Nodata != nil && v == *ro.asset.Nodata {
+		return 0, "nodata"
+	}
+	if ro.hasND && v == ro.nd {
+		return 0, "nodata"
+	}
+	if p.ValidMax > p.ValidMin && (v < p.ValidMin || v > p.ValidMax) {
+		return 0, "nodata"
+	}
+	if p.SaturatedMin != 0 && v >= p.SaturatedMin {
+		return 0, "saturated"
+	}
+	return v*ro.rad.Scale + ro.rad.Offset, ""
+}
+
+func compute(p *Profile, roles []*role, i int, ob *Obs) {
+	get := func(name string) *role {
+		for _, ro := range roles {
+			if ro.name == name {
+				return ro
+			}
+		}
+		return nil
+	}
+	if nd := get("ndvi"); nd != nil {
+		v, why := nd.value(p, i)
+		if why != "" {
+			ob.Mask = why
+			return
+		}
+		ob.NDVI = float32(v)
+		return
+	}
+	nd, why1 := normDiff(p, get("nir"), get("red"), i)
+	var nt float64
+	why2 := "none" // the profile has no SWIR pair
+	if s1, s2 := get("swir1"), get("swir2"); s1 != nil && s2 != nil {
+		nt, why2 = normDiff(p, s1, s2, i)
+	}
+	if why1 == "" {
+		ob.NDVI = float32(nd)
+	}
+	if why2 == "" {
+		ob.NDTI = float32(nt)
+	}
+	switch {
+	case why1 == "" && (why2 == "" || why2 == "none"):
+	case why1 == "":
+		ob.Mask = "ndti:" + why2
+	case why2 == "none":
+		ob.Mask = why1
+	case why2 == "":
+		ob.Mask = "ndvi:" + why1
+	case why1 == "zero-denominator":
+		ob.Mask = why2
+	default:
+		ob.Mask = why1
+	}
+}
+
+// normDiff returns (a−b)/(a+b) of the reflectances, or a reason.
+func normDiff(p *Profile, ra, rb *role, i int) (float64, string) {
+	a, why := ra.value(p, i)
+	if why != "" {
+		return 0, why
+	}
+	b, why := rb.value(p, i)
+	if why != "" {
+		return 0, why
+	}
+	den := a + b
+	if !(den > 0) {
+		return 0, "zero-denominator"
+	}
+	return (a - b) / den, ""
+}
+
+func (r *reader) open(path string) (*openDS, string, error) {
+	ds, err := godal.Open(path, godal.RasterOnly(), godal.ConfigOption(r.cfg...))
+	if err != nil {
+		return nil, "unreadable", fmt.Errorf("open %s: %w", path, err)
+	}
+	f := &openDS{ds: ds, wkt: ds.Projection()}
+	if f.wkt == "" {
+		ds.Close()
+		return nil, "no-crs", fmt.Errorf("open %s: raster has no CRS", path)
+	}
+	gt, err := ds.GeoTransform()
+	if err != nil {
+		ds.Close()
+		return nil, "no-crs", fmt.Errorf("open %s: no geotransform: %w", path, err)
+	}
+	det := gt[1]*gt[5] - gt[2]*gt[4]
+	if det == 0 {
+		ds.Close()
+		return nil, "no-crs", fmt.Errorf("open %s: singular geotransform %v", path, gt)
+	}
+	// Inverse of x = gt0 + c*gt1 + r*gt2, y = gt3 + c*gt4 + r*gt5.
+	f.inv = [6]float64{
+		(gt[2]*gt[3] - gt[0]*gt[5]) / det, gt[5] / det, -gt[2] / det,
+		(-gt[1]*gt[3] + gt[0]*gt[4]) / det, -gt[4] / det, gt[1] / det,
+	}
+	s := ds.Structure()
+	f.sx, f.sy = s.SizeX, s.SizeY
+	return f, "", nil
+}
+
+var (
+	wgs84Once sync.Once
+	wgs84     *godal.SpatialRef
+	wgs84Err  error
+)
+
+// toCRS transforms lon/lat points to the CRS given as WKT.
+func toCRS(wkt string, lon, lat []float64) ([]float64, []float64, error) {
+	wgs84Once.Do(func() { wgs84, wgs84Err = godal.NewSpatialRefFromEPSG(4326) })
+	if wgs84Err != nil {
+		return nil, nil, fmt.Errorf("create WGS84: %w", wgs84Err)
+	}
+	dst, err := godal.NewSpatialRefFromWKT(wkt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse raster CRS: %w", err)
+	}
+	defer dst.Close()
+	x := append([]float64(nil), lon...)
+	y := append([]float64(nil), lat...)
+	if len(x) == 0 {
+		return x, y, nil
+	}
+	tr, err := godal.NewTransform(wgs84, dst)
+	if err != nil {
+		return nil, nil, fmt.Errorf("transform to raster CRS: %w", err)
+	}
+	defer tr.Close()
+	ok := make([]bool, len(x))
+	// Per-point failures are flagged in ok; the error only says some failed.
+	_ = tr.TransformEx(x, y, nil, ok)
+	for i := range ok {
+		if !ok[i] {
+			x[i], y[i] = math.NaN(), math.NaN()
+		}
+	}
+	return x, y, nil
+}
+
+// readPixels reads ro's band at the pixels of cells idx into ro.val. It
+// reads one window when that decodes no more blocks than block-by-block
+// reading, else the sub-window of each block that holds cells.
+func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	band := ro.band
+	bs := band.Structure()
+	bw, bh := bs.BlockSizeX, bs.BlockSizeY
+	if bw <= 0 || bh <= 0 {
+		bw, bh = bs.SizeX, 1
+	}
+	type win struct{ x0, y0, x1, y1 int }
+	blocks := map[[2]int]*win{}
+	var order [][2]int
+	all := win{math.MaxInt, math.MaxInt, -1, -1}
+	for _, i := range idx {
+		c, rr := ro.col[i], ro.row[i]
+		k := [2]int{c / bw, rr / bh}
+		w, ok := blocks[k]
+		if !ok {
+			w = &win{c, rr, c, rr}
+			blocks[k] = w
+			order = append(order, k)
+		}
+		w.x0, w.y0, w.x1, w.y1 = min(w.x0, c), min(w.y0, rr), max(w.x1, c), max(w.y1, rr)
+		all.x0, all.y0, all.x1, all.y1 = min(all.x0, c), min(all.y0, rr), max(all.x1, c), max(all.y1, rr)
+	}
+	spanned := (all.x1/bw - all.x0/bw + 1) * (all.y1/bh - all.y0/bh + 1)
+	aw, ah := all.x1-all.x0+1, all.y1-all.y0+1
+	if spanned <= len(blocks) && aw*ah <= 1<<22 {
+		// One window decodes exactly the needed blocks.
+		buf := r.buffer(aw * ah)
+		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(r.cfg...)); err != nil {
+			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
+		}
+		for _, i := range idx {
+			ro.val[i] = buf[(ro.row[i]-all.y0)*aw+ro.col[i]-all.x0]
+		}
+		return nil
+	}
+	sort.Slice(order, func(a, b int) bool {
+		if order[a][1] != order[b][1] {
+			return order[a][1] < order[b][1]
+		}
+		return order[a][0] < order[b][0]
+	})
+	// Cells per block.
+	per := map[[2]int][]int{}
+	for _, i := range idx {
+		k := [2]int{ro.col[i] / bw, ro.row[i] / bh}
+		per[k] = append(per[k], i)
+	}
+	for _, k := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w := blocks[k]
+		ww, wh := w.x1-w.x0+1, w.y1-w.y0+1
+		buf := r.buffer(ww * wh)
+		if err := band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(r.cfg...)); err != nil {
+			return fmt.Errorf("read %s block %v: %w", ro.asset.Href, k, err)
+		}
+		for _, i := range per[k] {
+			ro.val[i] = buf[(ro.row[i]-w.y0)*ww+ro.col[i]-w.x0]
+		}
+	}
+	return nil
+}
+
+func (r *reader) buffer(n int) []float64 {
+	if cap(r.buf) < n {
+		r.buf = make([]float64, n)
+	}
+	return r.buf[:n]
+}
