@@ -1,0 +1,406 @@
+package slope
+
+// This file is the I/O edge of the package: it reads DEM windows with GDAL
+// (godal) and hands plain slices to the pure math of horn.go, mask.go and
+// stats.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/airbusgeo/godal"
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/planar"
+
+	"github.com/manejo/manejo/grid"
+)
+
+var registerOnce sync.Once
+
+func register() { registerOnce.Do(godal.RegisterAll) }
+
+// GDALPath maps a DEM location to the name GDAL opens: s3://bucket/key →
+// /vsis3/bucket/key, gs:// → /vsigs/, http(s):// → /vsicurl/http(s)://…;
+// anything else (a local file, a VRT, a /vsi… path) is returned unchanged.
+func GDALPath(src string) string {
+	switch {
+	case strings.HasPrefix(src, "s3://"):
+		return "/vsis3/" + strings.TrimPrefix(src, "s3://")
+	case strings.HasPrefix(src, "gs://"):
+		return "/vsigs/" + strings.TrimPrefix(src, "gs://")
+	case strings.HasPrefix(src, "https://"), strings.HasPrefix(src, "http://"):
+		return "/vsicurl/" + src
+	}
+	return src
+}
+
+// DEM is an open elevation raster (band 1, elevations in metres) ready to
+// give the slope of talhões. Field is safe for concurrent use: reads are
+// serialized on the one GDAL dataset, the math runs in parallel. Close it.
+type DEM struct {
+	src    string
+	mu     sync.Mutex // guards ds and band (GDAL datasets are not thread-safe)
+	ds     *godal.Dataset
+	band   godal.Band
+	gt     [6]float64
+	width  int
+	height int
+
+	geographic bool
+	ell        Ellipsoid // geographic DEMs: ellipsoid of the datum
+	unitM      float64   // projected DEMs: metres per CRS unit
+	nodata     float64
+	hasNoData  bool
+	toDEM      *godal.Transform // lon/lat WGS84 → DEM CRS; nil when the DEM is in EPSG:4326
+	wgs84, srs *godal.SpatialRef
+}
+
+// Open opens the DEM at src (any GDAL raster: GeoTIFF, VRT mosaic, COG;
+// s3:// and http(s):// locations are read through /vsis3/ and /vsicurl/, see
+// GDALPath) and checks it: north-up geotransform, a CRS, and the resolution
+// rule of IN 6.3 (an error wrapping ErrTooCoarse; see CheckResolution).
+func Open(ctx context.Context, src string) (*DEM, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open DEM %s: %w", src, err)
+	}
+	register()
+	ds, err := godal.Open(GDALPath(src), godal.RasterOnly())
+	if err != nil {
+		return nil, fmt.Errorf("open DEM %s: %w", src, err)
+	}
+	d := &DEM{src: src, ds: ds}
+	if err := d.init(); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open DEM %s: %w", src, err)
+	}
+	return d, nil
+}
+
+func (d *DEM) init() error {
+	bands := d.ds.Bands()
+	if len(bands) == 0 {
+		return errors.New("no raster band")
+	}
+	d.band = bands[0]
+	st := d.ds.Structure()
+	d.width, d.height = st.SizeX, st.SizeY
+	gt, err := d.ds.GeoTransform()
+	if err != nil {
+		return fmt.Errorf("read geotransform: %w", err)
+	}
+	if gt[2] != 0 || gt[4] != 0 || gt[1] <= 0 || gt[5] == 0 {
+		return fmt.Errorf("geotransform %v is not north-up (rotated or flipped DEMs are not supported; gdalwarp them first)", gt)
+	}
+	d.gt = gt
+	d.nodata, d.hasNoData = d.band.NoData()
+
+	dsSRS := d.ds.SpatialRef()
+	if dsSRS == nil {
+		return errors.New("no CRS")
+	}
+	wkt, err := dsSRS.WKT()
+	if err != nil || wkt == "" {
+		return errors.New("no CRS")
+	}
+	if d.srs, err = godal.NewSpatialRefFromWKT(wkt); err != nil {
+		return fmt.Errorf("read CRS: %w", err)
+	}
+	if d.wgs84, err = godal.NewSpatialRefFromEPSG(4326); err != nil {
+		return fmt.Errorf("make EPSG:4326: %w", err)
+	}
+	d.geographic = d.srs.Geographic()
+	if !d.geographic && !d.srs.Projected() {
+		return errors.New("CRS is neither geographic nor projected")
+	}
+	if d.geographic {
+		if u, ok := d.srs.AttrValue("GEOGCS|UNIT", 1); ok {
+			if f, err := strconv.ParseFloat(u, 64); err == nil && math.Abs(f-math.Pi/180) > 1e-9 {
+				return fmt.Errorf("geographic CRS in angular unit %s rad, only degrees are supported", u)
+			}
+		}
+		a, err := d.srs.SemiMajor()
+		if err != nil {
+			return fmt.Errorf("read ellipsoid: %w", err)
+		}
+		b, err := d.srs.SemiMinor()
+		if err != nil {
+			return fmt.Errorf("read ellipsoid: %w", err)
+		}
+		d.ell = Ellipsoid{A: a}
+		if a != b {
+			d.ell.InvF = a / (a - b)
+		}
+	} else {
+		d.unitM = 1
+		if u, ok := d.srs.AttrValue("PROJCS|UNIT", 1); ok {
+			if f, err := strconv.ParseFloat(u, 64); err == nil && f > 0 {
+				d.unitM = f
+			}
+		}
+	}
+	if !d.srs.IsSame(d.wgs84) {
+		if d.toDEM, err = godal.NewTransform(d.wgs84, d.srs); err != nil {
+			return fmt.Errorf("make transform from EPSG:4326: %w", err)
+		}
+	}
+	if d.geographic {
+		return CheckResolution(gt[1], gt[5], true)
+	}
+	return CheckResolution(gt[1]*d.unitM, gt[5]*d.unitM, false)
+}
+
+// Source returns the location the DEM was opened from.
+func (d *DEM) Source() string { return d.src }
+
+// Geographic reports whether the DEM is in a geographic (lon/lat) CRS.
+func (d *DEM) Geographic() bool { return d.geographic }
+
+// Close releases the GDAL dataset; the DEM must not be used afterwards.
+func (d *DEM) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.toDEM != nil {
+		d.toDEM.Close()
+		d.toDEM = nil
+	}
+	if d.srs != nil {
+		d.srs.Close()
+		d.srs = nil
+	}
+	if d.wgs84 != nil {
+		d.wgs84.Close()
+		d.wgs84 = nil
+	}
+	if d.ds == nil {
+		return nil
+	}
+	err := d.ds.Close()
+	d.ds = nil
+	if err != nil {
+		return fmt.Errorf("close DEM %s: %w", d.src, err)
+	}
+	return nil
+}
+
+// Field returns the slope Result of talhão f: Horn slope on the DEM window
+// that covers the talhão plus a one-pixel margin (only that window is read),
+// averaged over the pixels whose centre lies inside f.Geometry. Pixels
+// outside the DEM count as void. A talhão too small to hold any pixel centre
+// takes the pixel under its centroid, with a warning. Errors name the
+// talhão; one wrapping ErrAllVoid means no valid pixel.
+func (d *DEM) Field(ctx context.Context, f grid.Field) (Result, error) {
+	fail := func(err error) (Result, error) {
+		return Result{FieldID: f.ID}, fmt.Errorf("slope of talhão %q: %w", f.ID, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	if len(f.Geometry) == 0 {
+		return fail(errors.New("empty geometry"))
+	}
+	mp, err := d.toDEMCRS(f.Geometry)
+	if err != nil {
+		return fail(err)
+	}
+	gt := d.gt
+	b := mp.Bound()
+	// Pixel coordinates of the bounding box corners.
+	px0, px1 := (b.Min[0]-gt[0])/gt[1], (b.Max[0]-gt[0])/gt[1]
+	py0, py1 := (b.Min[1]-gt[3])/gt[5], (b.Max[1]-gt[3])/gt[5]
+	if py0 > py1 {
+		py0, py1 = py1, py0
+	}
+	if math.IsNaN(px0+px1+py0+py1) || math.IsInf(px0+px1+py0+py1, 0) {
+		return fail(errors.New("geometry does not map onto the DEM grid"))
+	}
+	c0, c1 := int(math.Floor(px0))-1, int(math.Ceil(px1))+1
+	r0, r1 := int(math.Floor(py0))-1, int(math.Ceil(py1))+1
+	w, h := c1-c0, r1-r0
+	if w*h > 64<<20 {
+		return fail(fmt.Errorf("window of %d×%d DEM pixels is too large for one talhão", w, h))
+	}
+	wgt := gt
+	wgt[0] = gt[0] + float64(c0)*gt[1]
+	wgt[3] = gt[3] + float64(r0)*gt[5]
+	mask, err := Rasterize(mp, wgt, w, h)
+	if err != nil {
+		return fail(err)
+	}
+	var warnings []string
+	if !anyTrue(mask) {
+		cen, _ := planar.CentroidArea(mp)
+		cc := int(math.Floor((cen[0] - wgt[0]) / wgt[1]))
+		rr := int(math.Floor((cen[1] - wgt[3]) / wgt[5]))
+		if cc < 0 || cc >= w || rr < 0 || rr >= h {
+			return fail(errors.New("no DEM pixel centre inside the talhão and its centroid is outside it"))
+		}
+		mask[rr*w+cc] = true
+		warnings = append(warnings, "no DEM pixel centre inside the talhão: used the pixel under its centroid")
+	}
+	// Intersect the window with the raster; the rest stays NaN (void).
+	ic0, ic1 := max(c0, 0), min(c1, d.width)
+	ir0, ir1 := max(r0, 0), min(r1, d.height)
+	if ic0 >= ic1 || ir0 >= ir1 {
+		return fail(fmt.Errorf("outside the DEM extent (%s)", d.src))
+	}
+	dem := make([]float32, w*h)
+	nan := float32(math.NaN())
+	for i := range dem {
+		dem[i] = nan
+	}
+	iw, ih := ic1-ic0, ir1-ir0
+	buf := make([]float32, iw*ih)
+	d.mu.Lock()
+	if d.ds == nil {
+		d.mu.Unlock()
+		return fail(errors.New("DEM is closed"))
+	}
+	err = d.band.Read(ic0, ir0, buf, iw, ih)
+	d.mu.Unlock()
+	if err != nil {
+		return fail(fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.src, err))
+	}
+	if d.hasNoData {
+		NoDataToNaN(buf, d.nodata)
+	} else {
+		NoDataToNaN(buf, math.NaN())
+	}
+	for r := 0; r < ih; r++ {
+		copy(dem[(ir0-r0+r)*w+(ic0-c0):], buf[r*iw:(r+1)*iw])
+	}
+	dx, dy := d.pixelSizes(wgt, h)
+	sl, err := Horn(dem, w, h, dx, dy)
+	if err != nil {
+		return fail(err)
+	}
+	st, err := Summarize(sl, mask)
+	if err != nil {
+		return fail(err)
+	}
+	res := NewResult(f.ID, st)
+	res.Warnings = append(warnings, res.Warnings...)
+	res.PixelXM, res.PixelYM = dx[len(dx)/2], dy[len(dy)/2]
+	res.PlantioContorno, res.Terraceamento = f.PlantioContorno, f.Terraceamento
+	return res, nil
+}
+
+// pixelSizes returns per-row (geographic) or single (projected) pixel sizes
+// in metres for a window of h rows with geotransform wgt.
+func (d *DEM) pixelSizes(wgt [6]float64, h int) (dx, dy []float64) {
+	if !d.geographic {
+		return []float64{math.Abs(wgt[1]) * d.unitM}, []float64{math.Abs(wgt[5]) * d.unitM}
+	}
+	dx, dy = make([]float64, h), make([]float64, h)
+	for r := range h {
+		lat := wgt[3] + (float64(r)+0.5)*wgt[5]
+		dx[r], dy[r] = PixelSizeM(lat, wgt[1], wgt[5], d.ell)
+	}
+	return dx, dy
+}
+
+// toDEMCRS returns mp (lon/lat WGS84) in the DEM's CRS.
+func (d *DEM) toDEMCRS(mp orb.MultiPolygon) (orb.MultiPolygon, error) {
+	if d.toDEM == nil {
+		return mp, nil
+	}
+	n := 0
+	for _, p := range mp {
+		for _, r := range p {
+			n += len(r)
+		}
+	}
+	xs, ys := make([]float64, 0, n), make([]float64, 0, n)
+	for _, p := range mp {
+		for _, r := range p {
+			for _, pt := range r {
+				xs = append(xs, pt[0])
+				ys = append(ys, pt[1])
+			}
+		}
+	}
+	ok := make([]bool, n)
+	d.mu.Lock()
+	err := d.toDEM.TransformEx(xs, ys, nil, ok)
+	d.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("reproject talhão to the DEM CRS: %w", err)
+	}
+	out := make(orb.MultiPolygon, len(mp))
+	i := 0
+	for pi, p := range mp {
+		out[pi] = make(orb.Polygon, len(p))
+		for ri, r := range p {
+			ring := make(orb.Ring, len(r))
+			for k := range r {
+				if !ok[i] {
+					return nil, fmt.Errorf("reproject talhão vertex %v to the DEM CRS failed", r[k])
+				}
+				ring[k] = orb.Point{xs[i], ys[i]}
+				i++
+			}
+			out[pi][ri] = ring
+		}
+	}
+	return out, nil
+}
+
+func anyTrue(m []bool) bool {
+	for _, v := range m {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteCOG writes a single-band Float32 Cloud Optimized GeoTIFF DEM to dst (a
+// local path or any GDAL-writable name) from row-major elevations in metres,
+// the GDAL geotransform gt and the CRS epsg, with nodata as the void value.
+// It is how test fixtures and the synthetic archive write their DEMs: use
+// EPSG:4326 with 1 arc-second pixels (gt[1] = 1/3600, gt[5] = −1/3600), as
+// NASADEM, or a UTM zone (EPSG:327xx) with 30 m pixels.
+func WriteCOG(ctx context.Context, dst string, dem []float32, width, height int, gt [6]float64, epsg int, nodata float64) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write DEM %s: %w", dst, err)
+	}
+	if len(dem) != width*height {
+		return fmt.Errorf("write DEM %s: %d values for %d×%d pixels: %w", dst, len(dem), width, height, ErrBadInput)
+	}
+	register()
+	mem, err := godal.Create(godal.Memory, "", 1, godal.Float32, width, height)
+	if err != nil {
+		return fmt.Errorf("write DEM %s: create in memory: %w", dst, err)
+	}
+	defer mem.Close()
+	sr, err := godal.NewSpatialRefFromEPSG(epsg)
+	if err != nil {
+		return fmt.Errorf("write DEM %s: EPSG:%d: %w", dst, epsg, err)
+	}
+	defer sr.Close()
+	if err := mem.SetSpatialRef(sr); err != nil {
+		return fmt.Errorf("write DEM %s: set CRS: %w", dst, err)
+	}
+	if err := mem.SetGeoTransform(gt); err != nil {
+		return fmt.Errorf("write DEM %s: set geotransform: %w", dst, err)
+	}
+	band := mem.Bands()[0]
+	if err := band.SetNoData(nodata); err != nil {
+		return fmt.Errorf("write DEM %s: set nodata: %w", dst, err)
+	}
+	if err := band.Write(0, 0, dem, width, height); err != nil {
+		return fmt.Errorf("write DEM %s: write pixels: %w", dst, err)
+	}
+	out, err := mem.Translate(dst, []string{"-of", "COG", "-co", "COMPRESS=DEFLATE", "-co", "PREDICTOR=YES", "-co", "BLOCKSIZE=512"})
+	if err != nil {
+		return fmt.Errorf("write DEM %s: %w", dst, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("write DEM %s: close: %w", dst, err)
+	}
+	return nil
+}
