@@ -1,0 +1,371 @@
+package grid
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/airbusgeo/godal"
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+	"github.com/paulmach/orb/planar"
+)
+
+// DefaultEdgeBufferM is the default minimum distance in metres between a
+// cell centre and the talhão boundary: 15 m, half a Landsat pixel beyond the
+// 10 m of Sentinel-2, so the sampled pixel of any ≤ 30 m sensor does not
+// straddle the border.
+const DefaultEdgeBufferM = 15.0
+
+// maxCells bounds the number of grid squares scanned for one talhão.
+const maxCells = 4_000_000
+
+// FlagFallbackCentre marks a grid whose only point is the interior point of
+// a talhão too small or thin to hold a regular centre (Grid.Flags).
+const FlagFallbackCentre = "fallback-centre"
+
+// ErrTooLarge reports a talhão whose bounding box holds more grid squares
+// than Build scans (4 million).
+var ErrTooLarge = errors.New("grid: talhão too large to grid")
+
+// Options tune Build. The zero value means the defaults.
+type Options struct {
+	// CellHa is the nominal cell area in hectares; 0 picks the smallest
+	// legal size for the talhão (CellSizeRange). Outside the legal range
+	// Build fails with ErrCellSize.
+	CellHa float64
+	// EdgeBufferM is the minimum distance in metres from a cell centre to
+	// the talhão boundary; 0 means DefaultEdgeBufferM. Negative values mean
+	// no buffer (centre strictly inside).
+	EdgeBufferM float64
+}
+
+func (o Options) buffer() float64 {
+	switch {
+	case o.EdgeBufferM == 0:
+		return DefaultEdgeBufferM
+	case o.EdgeBufferM < 0:
+		return 0
+	}
+	return o.EdgeBufferM
+}
+
+// Build divides a talhão into square cells (IN 6.2 I–IV) and marks its
+// MODIS-eligible points (IN 6.4 I).
+//
+// The talhão is validated (Validate) and measured (AreaHa); the cell area is
+// o.CellHa or the smallest legal size. Cells are squares on a grid in the
+// WGS84 UTM zone of the talhão's centroid (EPSG 326zz/327zz), even when the
+// talhão crosses into the next zone; the grid is anchored at multiples of
+// the cell side in UTM metres, so the same talhão always gets the same cells
+// and ids ("r<row>c<col>", row 0 at the north, col 0 at the west of its
+// bounding box). The side is scaled by the UTM scale factor at the centroid
+// so a whole cell covers CellSizeHa on the ground.
+//
+// A cell is kept when its centre lies inside the talhão at least
+// EdgeBufferM (ground metres) from the boundary; its polygon is the square
+// clipped to the talhão by GEOS (through OGR), keeping the piece that holds
+// the centre, and its AreaHa is the geodesic area of that piece. Squares cut
+// off by the buffer are not sampled. Holes and multipolygons are handled.
+// When no centre qualifies, the talhão gets one interior point (far from
+// the boundary, possibly closer than the buffer) in a cell marked Fallback
+// whose polygon is the part of the talhão holding it, and Grid.Flags gets
+// FlagFallbackCentre.
+//
+// MODIS (IN 6.4 I): only talhões over 100 ha (strictly) can be eligible. A
+// point is MODIS-eligible when the whole MODIS 250 m sinusoidal pixel that
+// holds it lies inside the talhão; the talhão is eligible when it has at
+// least ceil(AreaHa/10) such points ("ao menos um ponto de amostragem para
+// cada 10 hectares" read as one per 10 ha or fraction: 100.1 ha needs 11).
+func Build(f Field, o Options) (Grid, error) {
+	g := Grid{Field: f}
+	if err := Validate(f); err != nil {
+		return g, err
+	}
+	g.AreaHa = AreaHa(f.Geometry)
+	cellHa, err := CellSize(g.AreaHa, o.CellHa)
+	if err != nil {
+		return g, fmt.Errorf("talhão %s: %w", f.ID, err)
+	}
+	g.CellSizeHa = cellHa
+	g.CellSizeM = math.Sqrt(cellHa * 1e4)
+
+	centroid, _ := planar.CentroidArea(f.Geometry)
+	zone, epsg := utmZone(centroid)
+	g.EPSG = epsg
+	tm := newUTM(zone, centroid[1] < 0)
+	pm := projectMP(f.Geometry, tm.forward)
+
+	// Grid-plane metres per ground metre at the centroid, from the
+	// geodesic area of a 1 km square around it.
+	c := tm.forward(centroid)
+	probe := orb.Polygon{orb.Ring{{c[0] - 500, c[1] - 500}, {c[0] + 500, c[1] - 500}, {c[0] + 500, c[1] + 500}, {c[0] - 500, c[1] + 500}, {c[0] - 500, c[1] - 500}}}
+	k := math.Sqrt(100 / polygonAreaHa(projectPoly(probe, tm.inverse)))
+	side := g.CellSizeM * k
+	buf := o.buffer() * k
+
+	b := pm.Bound()
+	gi0, gi1 := int(math.Floor(b.Min[0]/side)), int(math.Floor(b.Max[0]/side))
+	gj0, gj1 := int(math.Floor(b.Min[1]/side)), int(math.Floor(b.Max[1]/side))
+	ncol, nrow := gi1-gi0+1, gj1-gj0+1
+	if float64(ncol)*float64(nrow) > maxCells {
+		return g, fmt.Errorf("talhão %s: %.0f ha in %g ha cells needs %d×%d squares: %w", f.ID, g.AreaHa, cellHa, ncol, nrow, ErrTooLarge)
+	}
+	sq := func(col, row int) orb.Bound {
+		x0, y0 := float64(gi0+col)*side, float64(gj1-row)*side
+		return orb.Bound{Min: orb.Point{x0, y0}, Max: orb.Point{x0 + side, y0 + side}}
+	}
+
+	// Mark the squares the boundary touches.
+	cut := make([]bool, ncol*nrow)
+	for _, poly := range pm {
+		for _, r := range poly {
+			for i := 1; i < len(r); i++ {
+				a, bb := r[i-1], r[i]
+				c0 := int(math.Floor(math.Min(a[0], bb[0])/side)) - gi0
+				c1 := int(math.Floor(math.Max(a[0], bb[0])/side)) - gi0
+				r0 := gj1 - int(math.Floor(math.Max(a[1], bb[1])/side))
+				r1 := gj1 - int(math.Floor(math.Min(a[1], bb[1])/side))
+				for row := max(r0, 0); row <= min(r1, nrow-1); row++ {
+					for col := max(c0, 0); col <= min(c1, ncol-1); col++ {
+						if !cut[row*ncol+col] && segRect(a, bb, sq(col, row)) {
+							cut[row*ncol+col] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	nearCut := func(col, row int) bool {
+		for r := max(row-1, 0); r <= min(row+1, nrow-1); r++ {
+			for c := max(col-1, 0); c <= min(col+1, ncol-1); c++ {
+				if cut[r*ncol+c] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+
+	var clipper *geosClipper
+	defer func() {
+		if clipper != nil {
+			clipper.close()
+		}
+	}()
+	var xs []float64
+	for row := 0; row < nrow; row++ {
+		yc := (float64(gj1-row) + 0.5) * side
+		xs = rowCrossings(pm, yc, xs)
+		k := 0
+		for col := 0; col < ncol; col++ {
+			xc := (float64(gi0+col) + 0.5) * side
+			for k < len(xs) && xs[k] <= xc {
+				k++
+			}
+			if k%2 == 0 { // even number of crossings to the west: outside
+				continue
+			}
+			centre := orb.Point{xc, yc}
+			isCut := cut[row*ncol+col]
+			dist := math.Inf(1)
+			if nearCut(col, row) || buf >= 1.5*side {
+				dist = boundaryDist(pm, centre)
+				if dist < buf || dist == 0 {
+					continue
+				}
+			}
+			cell := Cell{
+				FieldID: f.ID,
+				ID:      cellID(row, col),
+				Row:     row,
+				Col:     col,
+				Centre:  tm.inverse(centre),
+				Border:  isCut || dist < side,
+			}
+			var piece orb.Polygon
+			if isCut {
+				if clipper == nil {
+					if clipper, err = newGEOSClipper(pm); err != nil {
+						return g, fmt.Errorf("talhão %s: %w", f.ID, err)
+					}
+				}
+				if piece, err = clipper.clip(sq(col, row), centre); err != nil {
+					return g, fmt.Errorf("talhão %s: cell %s: %w", f.ID, cell.ID, err)
+				}
+			} else {
+				s := sq(col, row)
+				piece = orb.Polygon{orb.Ring{s.Min, {s.Max[0], s.Min[1]}, s.Max, {s.Min[0], s.Max[1]}, s.Min}}
+			}
+			cell.Polygon = projectPoly(piece, tm.inverse)
+			cell.AreaHa = polygonAreaHa(cell.Polygon)
+			g.Cells = append(g.Cells, cell)
+		}
+	}
+
+	if len(g.Cells) == 0 {
+		cell, err := fallbackCell(f, pm, tm, gi0, gj1, side)
+		if err != nil {
+			return g, err
+		}
+		g.Cells = append(g.Cells, cell)
+		g.Flags = append(g.Flags, FlagFallbackCentre)
+	}
+
+	modis(&g, pm, tm)
+	return g, nil
+}
+
+// cellID is the stable id of the cell at row, col.
+func cellID(row, col int) string { return fmt.Sprintf("r%03dc%03d", row, col) }
+
+// fallbackCell gives a talhão with no regular centre one interior point, in
+// its largest part.
+func fallbackCell(f Field, pm orb.MultiPolygon, tm *tmProj, gi0, gj1 int, side float64) (Cell, error) {
+	best, bestA := -1, 0.0
+	for i, p := range pm {
+		if a := polyArea(p); a > bestA {
+			best, bestA = i, a
+		}
+	}
+	if best < 0 {
+		return Cell{}, fmt.Errorf("talhão %s: no interior point: zero area", f.ID)
+	}
+	pt, ok := interiorPoint(pm[best])
+	if !ok {
+		return Cell{}, fmt.Errorf("talhão %s: no interior point in polygon %d", f.ID, best+1)
+	}
+	col := int(math.Floor(pt[0]/side)) - gi0
+	row := gj1 - int(math.Floor(pt[1]/side))
+	return Cell{
+		FieldID:  f.ID,
+		ID:       cellID(row, col),
+		Row:      row,
+		Col:      col,
+		Centre:   tm.inverse(pt),
+		Polygon:  f.Geometry[best],
+		AreaHa:   polygonAreaHa(f.Geometry[best]),
+		Border:   true,
+		Fallback: true,
+	}, nil
+}
+
+// modis fills the MODIS fields of g (IN 6.4 I).
+func modis(g *Grid, pm orb.MultiPolygon, tm *tmProj) {
+	if !(g.AreaHa > LargeFieldHa) {
+		g.MODISReason = fmt.Sprintf("area %.2f ha is not over %g ha (IN 6.4 I)", g.AreaHa, LargeFieldHa)
+		return
+	}
+	for i := range g.Cells {
+		px := modisPixel(g.Cells[i].Centre)
+		if ringInside(pm, orb.Ring(projectRing(px, tm.forward))) {
+			g.Cells[i].MODIS = true
+			g.MODISPoints++
+		}
+	}
+	need := int(math.Ceil(g.AreaHa / modisHaPerPoint))
+	if g.MODISPoints >= need {
+		g.MODISEligible = true
+		return
+	}
+	g.MODISReason = fmt.Sprintf("%d points with their whole MODIS pixel inside the talhão, need %d (one per 10 ha of %.2f ha, IN 6.4 I)", g.MODISPoints, need, g.AreaHa)
+}
+
+func projectRing(r orb.Ring, f func(orb.Point) orb.Point) orb.Ring {
+	out := make(orb.Ring, len(r))
+	for i, p := range r {
+		out[i] = f(p)
+	}
+	return out
+}
+
+func projectPoly(p orb.Polygon, f func(orb.Point) orb.Point) orb.Polygon {
+	out := make(orb.Polygon, len(p))
+	for i, r := range p {
+		out[i] = projectRing(r, f)
+	}
+	return out
+}
+
+func projectMP(mp orb.MultiPolygon, f func(orb.Point) orb.Point) orb.MultiPolygon {
+	out := make(orb.MultiPolygon, len(mp))
+	for i, p := range mp {
+		out[i] = projectPoly(p, f)
+	}
+	return out
+}
+
+// geosClipper intersects squares with one talhão through OGR/GEOS.
+type geosClipper struct {
+	field *godal.Geometry
+}
+
+func newGEOSClipper(pm orb.MultiPolygon) (*geosClipper, error) {
+	b, err := wkb.Marshal(pm)
+	if err != nil {
+		return nil, fmt.Errorf("encode talhão: %w", err)
+	}
+	g, err := godal.NewGeometryFromWKB(b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("load talhão in OGR: %w", err)
+	}
+	return &geosClipper{field: g}, nil
+}
+
+func (c *geosClipper) close() { c.field.Close() }
+
+// clip returns the piece of square s inside the talhão that holds centre.
+func (c *geosClipper) clip(s orb.Bound, centre orb.Point) (orb.Polygon, error) {
+	b, err := wkb.Marshal(s.ToPolygon())
+	if err != nil {
+		return nil, fmt.Errorf("encode square: %w", err)
+	}
+	sg, err := godal.NewGeometryFromWKB(b, nil)
+	if err != nil {
+		return nil, fmt.Errorf("load square in OGR: %w", err)
+	}
+	defer sg.Close()
+	ig, err := c.field.Intersection(sg)
+	if err != nil {
+		return nil, fmt.Errorf("clip square: %w", err)
+	}
+	defer ig.Close()
+	ib, err := ig.WKB()
+	if err != nil {
+		return nil, fmt.Errorf("clip square: %w", err)
+	}
+	geom, err := wkb.Unmarshal(ib)
+	if err != nil {
+		return nil, fmt.Errorf("decode clipped square: %w", err)
+	}
+	var polys []orb.Polygon
+	var collect func(orb.Geometry)
+	collect = func(g orb.Geometry) {
+		switch t := g.(type) {
+		case orb.Polygon:
+			polys = append(polys, t)
+		case orb.MultiPolygon:
+			polys = append(polys, t...)
+		case orb.Collection:
+			for _, m := range t {
+				collect(m)
+			}
+		}
+	}
+	collect(geom)
+	var best orb.Polygon
+	bestD := math.Inf(1)
+	for _, p := range polys {
+		if inside(orb.MultiPolygon{p}, centre) {
+			return p, nil
+		}
+		// centre on an edge of the piece: take the nearest piece
+		if d := boundaryDist(orb.MultiPolygon{p}, centre); d < bestD {
+			best, bestD = p, d
+		}
+	}
+	if best == nil {
+		return nil, errors.New("clip square: empty intersection")
+	}
+	return best, nil
+}

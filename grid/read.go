@@ -1,0 +1,465 @@
+package grid
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/airbusgeo/godal"
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/geojson"
+)
+
+// ErrSource reports a talhões source that could not be read at all (missing
+// file, unknown format, network error); Read returns it alone.
+var ErrSource = errors.New("grid: cannot read talhões")
+
+// DefaultIDField is the property holding the talhão id unless
+// ReadOptions.IDField says otherwise.
+const DefaultIDField = "id"
+
+// ReadOptions tune Read. The zero value means the defaults.
+type ReadOptions struct {
+	// IDField is the property holding the talhão id; "" means "id". For
+	// GeoJSON, a Feature's own "id" member is used when the property is
+	// absent.
+	IDField string
+}
+
+// FieldError is the error of one talhão (feature) of a source: Read and
+// the CLI report it and go on with the others.
+type FieldError struct {
+	Source string
+	Index  int    // 1-based feature number in the source (across layers)
+	ID     string // talhão id, "" when it could not be read
+	Err    error
+}
+
+func (e *FieldError) Error() string {
+	if e.ID != "" {
+		return fmt.Sprintf("%s: talhão %s (feature %d): %v", e.Source, e.ID, e.Index, e.Err)
+	}
+	return fmt.Sprintf("%s: feature %d: %v", e.Source, e.Index, e.Err)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+var registerOnce sync.Once
+
+// Read reads the talhões of src: a GeoJSON file (.geojson, .json; RFC 7946
+// lon/lat, parsed with orb) or any vector format GDAL's OGR opens
+// (GeoPackage, Shapefile, KML...), whose layers are reprojected to WGS84
+// lon/lat (traditional GIS axis order). src may be a local path,
+// s3://bucket/key (GDAL /vsis3/, AWS credentials from the environment) or
+// http(s):// (GDAL /vsicurl/), or already a GDAL /vsi path. A GeoJSON file
+// whose legacy "crs" member names something other than WGS84 lon/lat goes
+// through OGR, which honours it.
+//
+// Properties read: the id (ReadOptions.IDField), crop ("soja" or "milho",
+// default soja), cpfProdutor, cnpjPropriedade, plantioContorno and
+// terraceamento (0/1 or booleans). A feature with a bad property, a
+// geometry other than Polygon/MultiPolygon, or no id gives a *FieldError
+// and is left out; every occurrence of an id used more than once is left
+// out too. Geometry checks beyond the type are Validate's. A source that
+// cannot be read gives one error wrapping ErrSource and no fields.
+func Read(ctx context.Context, src string, o ReadOptions) ([]Field, []error) {
+	if o.IDField == "" {
+		o.IDField = DefaultIDField
+	}
+	vsi := vsiPath(src)
+	var (
+		recs []record
+		err  error
+	)
+	if isGeoJSON(src) {
+		var data []byte
+		data, err = readAll(vsi, vsi != src)
+		if err == nil {
+			recs, err = parseGeoJSON(data)
+			if errors.Is(err, errForeignCRS) {
+				recs, err = readOGR(ctx, vsi)
+			}
+		}
+	} else {
+		recs, err = readOGR(ctx, vsi)
+	}
+	if err != nil {
+		return nil, []error{fmt.Errorf("read %s: %w: %w", src, ErrSource, err)}
+	}
+	return assemble(src, recs, o)
+}
+
+// record is one feature before it becomes a Field.
+type record struct {
+	id    any // Feature.id member, GeoJSON only
+	props map[string]any
+	geom  orb.Geometry
+	err   error
+}
+
+func isGeoJSON(src string) bool {
+	ext := strings.ToLower(filepath.Ext(strings.SplitN(src, "?", 2)[0]))
+	return ext == ".geojson" || ext == ".json"
+}
+
+// vsiPath maps s3:// and http(s):// URLs to GDAL virtual file systems.
+func vsiPath(src string) string {
+	switch {
+	case strings.HasPrefix(src, "s3://"):
+		return "/vsis3/" + strings.TrimPrefix(src, "s3://")
+	case strings.HasPrefix(src, "gs://"):
+		return "/vsigs/" + strings.TrimPrefix(src, "gs://")
+	case strings.HasPrefix(src, "https://"), strings.HasPrefix(src, "http://"):
+		return "/vsicurl/" + src
+	}
+	return src
+}
+
+func readAll(path string, remote bool) ([]byte, error) {
+	if !remote && !strings.HasPrefix(path, "/vsi") {
+		return os.ReadFile(path)
+	}
+	registerOnce.Do(godal.RegisterAll)
+	f, err := godal.VSIOpen(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return data, err
+}
+
+var errForeignCRS = errors.New("GeoJSON crs is not WGS84 lon/lat")
+
+// parseGeoJSON splits a FeatureCollection (or a single Feature) into
+// records, each decoded on its own so one bad feature spoils only itself.
+func parseGeoJSON(data []byte) ([]record, error) {
+	var top struct {
+		Type     string            `json:"type"`
+		Features []json.RawMessage `json:"features"`
+		CRS      *struct {
+			Properties struct {
+				Name string `json:"name"`
+			} `json:"properties"`
+		} `json:"crs"`
+	}
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("parse GeoJSON: %w", err)
+	}
+	if top.CRS != nil {
+		n := strings.ToUpper(top.CRS.Properties.Name)
+		if !strings.HasSuffix(n, "CRS84") && !strings.HasSuffix(n, ":4326") && n != "EPSG:4326" {
+			return nil, errForeignCRS
+		}
+	}
+	var raws []json.RawMessage
+	switch top.Type {
+	case "FeatureCollection":
+		raws = top.Features
+	case "Feature":
+		raws = []json.RawMessage{data}
+	default:
+		return nil, fmt.Errorf("parse GeoJSON: type %q, want FeatureCollection or Feature", top.Type)
+	}
+	recs := make([]record, len(raws))
+	for i, raw := range raws {
+		var ft struct {
+			ID         any             `json:"id"`
+			Type       string          `json:"type"`
+			Properties map[string]any  `json:"properties"`
+			Geometry   json.RawMessage `json:"geometry"`
+		}
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&ft); err != nil {
+			recs[i].err = fmt.Errorf("parse feature: %w", err)
+			continue
+		}
+		recs[i].id, recs[i].props = ft.ID, ft.Properties
+		if ft.Type != "Feature" {
+			recs[i].err = fmt.Errorf("type %q, want Feature", ft.Type)
+			continue
+		}
+		if len(ft.Geometry) == 0 || string(ft.Geometry) == "null" {
+			recs[i].err = errors.New("no geometry")
+			continue
+		}
+		g, err := geojson.UnmarshalGeometry(ft.Geometry)
+		if err != nil {
+			recs[i].err = fmt.Errorf("parse geometry: %w", err)
+			continue
+		}
+		recs[i].geom = g.Geometry()
+	}
+	return recs, nil
+}
+
+// readOGR reads every layer of a vector dataset through OGR, reprojecting
+// to WGS84 lon/lat.
+func readOGR(ctx context.Context, path string) ([]record, error) {
+	registerOnce.Do(godal.RegisterAll)
+	ds, err := godal.Open(path, godal.VectorOnly())
+	if err != nil {
+		return nil, err
+	}
+	defer ds.Close()
+	wgs, err := godal.NewSpatialRefFromEPSG(4326) // godal sets OAMS_TRADITIONAL_GIS_ORDER
+	if err != nil {
+		return nil, err
+	}
+	defer wgs.Close()
+	var recs []record
+	for _, layer := range ds.Layers() {
+		var trn *godal.Transform
+		sr := layer.SpatialRef()
+		if wkt, werr := sr.WKT(); werr == nil && wkt != "" && !sr.IsSame(wgs) {
+			if trn, err = godal.NewTransform(sr, wgs); err != nil {
+				return nil, fmt.Errorf("layer %s: transform to EPSG:4326: %w", layer.Name(), err)
+			}
+		}
+		layer.ResetReading()
+		for feat := layer.NextFeature(); feat != nil; feat = layer.NextFeature() {
+			if err := ctx.Err(); err != nil {
+				feat.Close()
+				if trn != nil {
+					trn.Close()
+				}
+				return nil, err
+			}
+			recs = append(recs, ogrRecord(feat, trn))
+			feat.Close()
+		}
+		if trn != nil {
+			trn.Close()
+		}
+	}
+	return recs, nil
+}
+
+func ogrRecord(feat *godal.Feature, trn *godal.Transform) record {
+	var r record
+	r.props = map[string]any{}
+	for name, fld := range feat.Fields() {
+		if !fld.IsSet() {
+			continue
+		}
+		switch fld.Type() {
+		case godal.FTInt, godal.FTInt64:
+			r.props[name] = json.Number(strconv.FormatInt(fld.Int(), 10))
+		case godal.FTReal:
+			r.props[name] = json.Number(strconv.FormatFloat(fld.Float(), 'g', -1, 64))
+		default:
+			r.props[name] = fld.String()
+		}
+	}
+	g := feat.Geometry()
+	if g == nil || g.Empty() {
+		r.err = errors.New("no geometry")
+		return r
+	}
+	if trn != nil {
+		if err := g.Transform(trn); err != nil {
+			r.err = fmt.Errorf("reproject to EPSG:4326: %w", err)
+			return r
+		}
+	}
+	gj, err := g.GeoJSON(godal.SignificantDigits(12))
+	if err != nil {
+		r.err = fmt.Errorf("export geometry: %w", err)
+		return r
+	}
+	og, err := geojson.UnmarshalGeometry([]byte(gj))
+	if err != nil {
+		r.err = fmt.Errorf("parse geometry: %w", err)
+		return r
+	}
+	r.geom = og.Geometry()
+	return r
+}
+
+// assemble turns records into Fields, checking properties and ids.
+func assemble(src string, recs []record, o ReadOptions) ([]Field, []error) {
+	var (
+		fields []Field
+		errs   []error
+		index  []int // feature number of each field
+	)
+	seen := map[string][]int{}
+	for i, r := range recs {
+		n := i + 1
+		id := idString(r.props[o.IDField])
+		if id == "" && o.IDField == DefaultIDField {
+			id = idString(r.id)
+		}
+		fail := func(err error) { errs = append(errs, &FieldError{Source: src, Index: n, ID: id, Err: err}) }
+		if r.err != nil {
+			fail(r.err)
+			continue
+		}
+		if id == "" {
+			fail(fmt.Errorf("no id (property %q)", o.IDField))
+			continue
+		}
+		f := Field{ID: id, Source: src, Crop: Soja}
+		switch g := r.geom.(type) {
+		case orb.Polygon:
+			f.Geometry = orb.MultiPolygon{g}
+		case orb.MultiPolygon:
+			f.Geometry = g
+		case nil:
+			fail(errors.New("no geometry"))
+			continue
+		default:
+			fail(fmt.Errorf("geometry %s, want Polygon or MultiPolygon", g.GeoJSONType()))
+			continue
+		}
+		if err := setProps(&f, r.props); err != nil {
+			fail(err)
+			continue
+		}
+		seen[id] = append(seen[id], n)
+		fields = append(fields, f)
+		index = append(index, n)
+	}
+	// Every occurrence of a duplicated id is an error: which one is the
+	// real talhão cannot be told.
+	out := fields[:0]
+	for i, f := range fields {
+		if ns := seen[f.ID]; len(ns) > 1 {
+			errs = append(errs, &FieldError{Source: src, Index: index[i], ID: f.ID,
+				Err: fmt.Errorf("id %q is used by features %s", f.ID, joinInts(ns))})
+			continue
+		}
+		out = append(out, f)
+	}
+	sort.SliceStable(errs, func(a, b int) bool {
+		var ea, eb *FieldError
+		errors.As(errs[a], &ea)
+		errors.As(errs[b], &eb)
+		return ea.Index < eb.Index
+	})
+	return out, errs
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// idString renders an id property: strings as they are (trimmed), integral
+// numbers without a decimal point.
+func idString(v any) string {
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t)
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return strconv.FormatInt(i, 10)
+		}
+		return t.String()
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1e15 {
+			return strconv.FormatInt(int64(t), 10)
+		}
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	}
+	return ""
+}
+
+func setProps(f *Field, p map[string]any) error {
+	if v, ok := p["crop"]; ok && v != nil {
+		s, _ := v.(string)
+		switch Crop(strings.ToLower(strings.TrimSpace(s))) {
+		case Soja:
+			f.Crop = Soja
+		case Milho:
+			f.Crop = Milho
+		case "":
+			if s != "" || !isEmpty(v) {
+				return fmt.Errorf("crop %v: want soja or milho", v)
+			}
+		default:
+			return fmt.Errorf("crop %q: want soja or milho", s)
+		}
+	}
+	var err error
+	if f.CPFProdutor, err = textProp(p, "cpfProdutor"); err != nil {
+		return err
+	}
+	if f.CNPJPropriedade, err = textProp(p, "cnpjPropriedade"); err != nil {
+		return err
+	}
+	if f.PlantioContorno, err = flagProp(p, "plantioContorno"); err != nil {
+		return err
+	}
+	if f.Terraceamento, err = flagProp(p, "terraceamento"); err != nil {
+		return err
+	}
+	return nil
+}
+
+func isEmpty(v any) bool { s, ok := v.(string); return ok && strings.TrimSpace(s) == "" }
+
+// textProp reads a document number (CPF/CNPJ): a string, or a number
+// written without exponent. Values are never echoed in errors.
+func textProp(p map[string]any, name string) (string, error) {
+	switch t := p[name].(type) {
+	case nil:
+		return "", nil
+	case string:
+		return strings.TrimSpace(t), nil
+	case json.Number:
+		return t.String(), nil
+	}
+	return "", fmt.Errorf("%s: want a string", name)
+}
+
+// flagProp reads a 0/1 declaration (numbers 0 or 1, booleans, "0"/"1").
+func flagProp(p map[string]any, name string) (*int, error) {
+	v, ok := p[name]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	var x int
+	switch t := v.(type) {
+	case bool:
+		if t {
+			x = 1
+		}
+	case json.Number:
+		f, err := t.Float64()
+		if err != nil || (f != 0 && f != 1) {
+			return nil, fmt.Errorf("%s %s: want 0 or 1", name, t)
+		}
+		x = int(f)
+	case string:
+		switch strings.TrimSpace(strings.ToLower(t)) {
+		case "":
+			return nil, nil
+		case "0", "false", "nao", "não":
+			x = 0
+		case "1", "true", "sim":
+			x = 1
+		default:
+			return nil, fmt.Errorf("%s %q: want 0 or 1", name, t)
+		}
+	default:
+		return nil, fmt.Errorf("%s %v: want 0 or 1", name, v)
+	}
+	return &x, nil
+}
