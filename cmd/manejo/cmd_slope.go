@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/slope"
+)
+
+func init() {
+	register(&command{name: "slope", synopsis: "mean slope (%) of each talhão from a DEM, and the contour-planting requirement", run: runSlope})
+}
+
+// slopeRow is one talhão in the output of `manejo slope` (CSV columns and
+// JSON members share these names).
+type slopeRow struct {
+	FieldID          string   `json:"field_id"`
+	SlopeMeanPct     *float64 `json:"slope_mean_pct"`
+	SlopeMedianPct   *float64 `json:"slope_median_pct"`
+	SlopeP90Pct      *float64 `json:"slope_p90_pct"`
+	ContourRequired  *bool    `json:"contour_required"`
+	DeclividadeMedia *int     `json:"declividadeMedia"`
+	RoundingCrosses3 bool     `json:"rounding_crosses_3"`
+	NPixels          int      `json:"n_pixels"`
+	NVoid            int      `json:"n_void"`
+	VoidFraction     float64  `json:"void_fraction"`
+	PixelXM          float64  `json:"pixel_x_m"`
+	PixelYM          float64  `json:"pixel_y_m"`
+	PlantioContorno  *int     `json:"plantioContorno"`
+	Terraceamento    *int     `json:"terraceamento"`
+	Warnings         []string `json:"warnings"`
+	Error            string   `json:"error,omitempty"`
+}
+
+func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("slope", "slope --fields F --dem D [--out slope.csv|slope.json] [--id-field id] [--jobs N]", stderr)
+	fields := fs.String("fields", "", "talhões: GeoJSON or any OGR vector; local path, s3:// or https://")
+	dem := fs.String("dem", "", "DEM: any GDAL raster (NASADEM 1″ GeoTIFF/HGT, VRT mosaic, COG); local, s3:// or https://")
+	out := fs.String("out", "", "write the results to this .csv or .json file instead of printing a table")
+	idField := fs.String("id-field", "id", "property holding the talhão id")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "talhões computed in parallel")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *fields == "" || *dem == "" {
+		return usagef("--fields and --dem are required")
+	}
+	format := ""
+	if *out != "" {
+		switch strings.ToLower(filepath.Ext(*out)) {
+		case ".csv":
+			format = "csv"
+		case ".json":
+			format = "json"
+		default:
+			return usagef("--out %s: want a .csv or .json file", *out)
+		}
+	}
+	if *jobs < 1 {
+		return usagef("--jobs %d: want at least 1", *jobs)
+	}
+
+	d, err := slope.Open(ctx, *dem)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+
+	fl, readErrs := grid.Read(ctx, *fields, grid.ReadOptions{IDField: *idField})
+	var rows []slopeRow
+	failed := 0
+	for _, e := range readErrs {
+		fmt.Fprintf(stderr, "manejo slope: %v\n", e)
+		failed++
+		var fe *grid.FieldError
+		if errors.As(e, &fe) {
+			rows = append(rows, slopeRow{FieldID: fe.ID, Error: e.Error()})
+		}
+	}
+	if len(fl) == 0 && failed > 0 {
+		return fmt.Errorf("read talhões %s: no talhão read", *fields)
+	}
+
+	results := make([]slopeRow, len(fl))
+	idx := make(chan int)
+	var wg sync.WaitGroup
+	for range min(*jobs, max(len(fl), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range idx {
+				results[i] = toSlopeRow(d.Field(ctx, fl[i]))
+			}
+		}()
+	}
+	for i := range fl {
+		if ctx.Err() != nil {
+			break
+		}
+		idx <- i
+	}
+	close(idx)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Error != "" {
+			fmt.Fprintf(stderr, "manejo slope: %s\n", r.Error)
+			failed++
+		}
+	}
+	rows = append(results, rows...)
+
+	switch format {
+	case "":
+		err = writeSlopeTable(stdout, rows)
+	default:
+		err = writeSlopeFile(*out, format, rows)
+	}
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return partialError(failed, len(fl)+countReadFailures(readErrs))
+	}
+	return nil
+}
+
+func countReadFailures(errs []error) int {
+	n := 0
+	for _, e := range errs {
+		if errors.As(e, new(*grid.FieldError)) {
+			n++
+		}
+	}
+	return n
+}
+
+func toSlopeRow(r slope.Result, err error) slopeRow {
+	row := slopeRow{FieldID: r.FieldID, PlantioContorno: r.PlantioContorno, Terraceamento: r.Terraceamento,
+		NPixels: r.NPixels, NVoid: r.NVoid, VoidFraction: r.VoidFraction, PixelXM: r.PixelXM, PixelYM: r.PixelYM,
+		Warnings: r.Warnings}
+	if row.Warnings == nil {
+		row.Warnings = []string{}
+	}
+	if err != nil {
+		row.Error = err.Error()
+		return row
+	}
+	mean, med, p90 := r.MeanPct, r.MedianPct, r.P90Pct
+	contour, decl := r.ContourRequired, r.DeclividadeMedia
+	row.SlopeMeanPct, row.SlopeMedianPct, row.SlopeP90Pct = &mean, &med, &p90
+	row.ContourRequired, row.DeclividadeMedia = &contour, &decl
+	row.RoundingCrosses3 = r.RoundingCrosses3
+	return row
+}
+
+func writeSlopeTable(w io.Writer, rows []slopeRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "field_id\tmean %\tmedian %\tp90 %\tdeclividade\tcontour\tpixels\tvoid %\t")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%d\t-\t\n", r.FieldID, r.NPixels)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%d\t%s\t%d\t%.1f\t\n", r.FieldID, *r.SlopeMeanPct, *r.SlopeMedianPct,
+			*r.SlopeP90Pct, *r.DeclividadeMedia, yesNo(*r.ContourRequired), r.NPixels, 100*r.VoidFraction)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	for _, r := range rows {
+		for _, m := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s: %s\n", r.FieldID, m)
+		}
+	}
+	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func writeSlopeFile(path, format string, rows []slopeRow) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	switch format {
+	case "json":
+		enc := json.NewEncoder(f)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rows)
+	case "csv":
+		err = writeSlopeCSV(f, rows)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func writeSlopeCSV(w io.Writer, rows []slopeRow) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"field_id", "slope_mean_pct", "slope_median_pct", "slope_p90_pct", "contour_required",
+		"declividadeMedia", "rounding_crosses_3", "n_pixels", "n_void", "void_fraction", "pixel_x_m", "pixel_y_m",
+		"plantioContorno", "terraceamento", "warnings", "error"})
+	f := func(p *float64) string {
+		if p == nil || math.IsNaN(*p) {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'f', 4, 64)
+	}
+	i := func(p *int) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.Itoa(*p)
+	}
+	b := func(p *bool) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatBool(*p)
+	}
+	for _, r := range rows {
+		cw.Write([]string{r.FieldID, f(r.SlopeMeanPct), f(r.SlopeMedianPct), f(r.SlopeP90Pct), b(r.ContourRequired),
+			i(r.DeclividadeMedia), strconv.FormatBool(r.RoundingCrosses3), strconv.Itoa(r.NPixels), strconv.Itoa(r.NVoid),
+			strconv.FormatFloat(r.VoidFraction, 'f', 4, 64), strconv.FormatFloat(r.PixelXM, 'f', 2, 64),
+			strconv.FormatFloat(r.PixelYM, 'f', 2, 64), i(r.PlantioContorno), i(r.Terraceamento),
+			strings.Join(r.Warnings, "; "), r.Error})
+	}
+	cw.Flush()
+	return cw.Error()
+}
