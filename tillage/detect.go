@@ -1,0 +1,520 @@
+package tillage
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Obs is one acquisition of a cell: the date and the two indices sampled at
+// the cell centre. NDVI and NDTI are unitless (-1..1); NaN means no clear
+// value that date (masked cloud, shadow, no scene).
+type Obs struct {
+	Date       time.Time
+	NDVI, NDTI float64
+}
+
+// Params configures break detection and talhão aggregation. Build it with
+// DefaultParams and change single fields; Validate reports bad values.
+type Params struct {
+	// K is the break threshold: a break needs a rise of the soil fraction
+	// larger than K standard errors, each computed from the cell's own
+	// historical σ (Portaria 349, 6.8, "desvio-padrão superior ao limiar
+	// histórico"): z = (post − pre)/(σ·√(1/npre + 1/npost)). Default 5:
+	// on the pheno harness false breaks have z mostly in 3–5 and true ones
+	// mostly above 5 (docs/tillage.md).
+	K float64
+	// MinSigma is the floor of σ in fraction units (0..1): it stops a series
+	// that happens to be very smooth from turning sensor noise into breaks.
+	// Default 0.03.
+	MinSigma float64
+	// PreObs is how many clear observations before a candidate form the
+	// pre-break level (their median). Default 3.
+	PreObs int
+	// PreWindowDays bounds how far back from the last pre-break observation
+	// the pre-break level may reach, in days. Default 30.
+	PreWindowDays int
+	// ConfirmObs is how many clear observations after the first post-break
+	// one must also show bare soil before a break is accepted: a single-date
+	// unflagged cloud or shadow is never enough. Default 1.
+	ConfirmObs int
+	// PersistObs is how many clear observations, from the first post-break
+	// one up to the next green-up (green > MaxGreen) and within 60 days, are
+	// examined for persistence: their median soil fraction must stay at
+	// exposed soil, since buried straw does not come back before the next
+	// crop. Default 5.
+	PersistObs int
+
+	// Soil, Straw and Green are the endmembers each clear observation is
+	// unmixed into (bare oxisol, dry crop straw, green canopy). Defaults:
+	// the mid-points of NDVI 0.15–0.25 / NDTI 0.00–0.07 (soil), NDVI
+	// 0.15–0.30 / NDTI 0.15–0.30 (straw) and NDVI 0.75–0.90 / NDTI 0.30–0.40
+	// (green), with typical band brightness (see Endmember).
+	Soil, Straw, Green Endmember
+	// BareSoilMin is the soil fraction (0..1) at or above which an
+	// observation counts as exposed soil. Default 0.6.
+	BareSoilMin float64
+	// ExposedMin is the lower soil-fraction gate (0..1) used when no green
+	// canopy was seen in the 45 days before a candidate break: chiselling
+	// and subsoiling leave 30–50 % of the straw, so the soil need not be
+	// fully bare. Default 0.65.
+	ExposedMin float64
+	// MaxGreen is the green fraction (0..1) above which the first post-break
+	// observation cannot be soil exposure by machinery (it is a canopy).
+	// Default 0.25.
+	MaxGreen float64
+	// Outside is how far (in fraction units) an observation may fall outside
+	// the endmember triangle before it is treated as unflagged residue
+	// (cloud, haze, shadow, water) and skipped. Default 0.6.
+	Outside float64
+
+	// WindowDays is the talhão window: cell breaks dated within this many
+	// days of each other belong to one event. Default 16 (one MODIS
+	// composite, one Landsat revisit, about three Sentinel-2 revisits).
+	WindowDays int
+	// MinCellFraction is the share of interior cells (0..1] that must break
+	// within one window for a talhão event. Default 0.5.
+	MinCellFraction float64
+}
+
+// DefaultParams returns the calibrated defaults (see the field comments and
+// docs/tillage.md for where each value comes from).
+func DefaultParams() Params {
+	return Params{
+		K:               5,
+		MinSigma:        0.03,
+		PreObs:          3,
+		PreWindowDays:   30,
+		ConfirmObs:      1,
+		PersistObs:      5,
+		Soil:            Endmember{NDVI: 0.152, NDTI: 0.053, VNIR: 0.33, SWIR: 0.57},
+		Straw:           Endmember{NDVI: 0.20, NDTI: 0.241, VNIR: 0.40, SWIR: 0.58},
+		Green:           Endmember{NDVI: 0.856, NDTI: 0.375, VNIR: 0.485, SWIR: 0.32},
+		BareSoilMin:     0.7,
+		ExposedMin:      0.65,
+		MaxGreen:        0.25,
+		Outside:         0.2,
+		WindowDays:      16,
+		MinCellFraction: 0.5,
+	}
+}
+
+// Validate reports the first parameter that cannot work, naming it.
+func (p Params) Validate() error {
+	switch {
+	case !(p.K > 0):
+		return paramError("K", "must be > 0")
+	case !(p.MinSigma > 0):
+		return paramError("MinSigma", "must be > 0")
+	case p.PreObs < 1:
+		return paramError("PreObs", "must be ≥ 1")
+	case p.PreWindowDays < 0:
+		return paramError("PreWindowDays", "must be ≥ 0")
+	case p.ConfirmObs < 0:
+		return paramError("ConfirmObs", "must be ≥ 0")
+	case p.PersistObs < 0:
+		return paramError("PersistObs", "must be ≥ 0")
+	case !(p.BareSoilMin > 0 && p.BareSoilMin <= 1):
+		return paramError("BareSoilMin", "must be in (0, 1]")
+	case !(p.ExposedMin > 0 && p.ExposedMin <= p.BareSoilMin):
+		return paramError("ExposedMin", "must be in (0, BareSoilMin]")
+	case !(p.MaxGreen >= 0 && p.MaxGreen <= 1):
+		return paramError("MaxGreen", "must be in [0, 1]")
+	case !(p.Outside >= 0):
+		return paramError("Outside", "must be ≥ 0")
+	case p.WindowDays < 0:
+		return paramError("WindowDays", "must be ≥ 0")
+	case !(p.MinCellFraction > 0 && p.MinCellFraction <= 1):
+		return paramError("MinCellFraction", "must be in (0, 1]")
+	}
+	if _, ok := newUnmixer(p); !ok {
+		return paramError("Soil/Straw/Green", "need VNIR, SWIR > 0 and non-collinear (NDVI, NDTI)")
+	}
+	return nil
+}
+
+// Break is a structural break in one cell's series. Before is the last
+// clear observation before the break, After the first clear observation
+// after it, and Date equals After: the change happened in (Before, After].
+type Break struct {
+	Date, Before, After time.Time
+	// MagnitudeSigma is the change in units of the series' robust σ. For
+	// tillage breaks (DetectCell) it is the rise of the bare-soil fraction,
+	// always positive; for generic breaks (Breaks) it is signed, negative for
+	// a drop.
+	MagnitudeSigma float64
+	// Sigma is the robust standard deviation of the series' observation-to-
+	// observation changes (1.4826·MAD), floored at Params.MinSigma, in the
+	// units of the series (fraction for DetectCell, input units for Breaks).
+	Sigma float64
+	// PreLevel and PostLevel are the levels compared: median of the
+	// pre-break observations, mean of the post-break ones (the first and its
+	// confirmations). Soil fraction for DetectCell, input units for Breaks.
+	PreLevel, PostLevel float64
+}
+
+// Endmember is a pure surface in the terms the unmixing needs: its two
+// indices and its brightness in the bands each index is made of. A
+// mixture's NDVI is the brightness-weighted mean of its members' NDVIs
+// (weights f·VNIR), and likewise NDTI with f·SWIR, so the brightness
+// matters: green canopy is dark in SWIR and weighs little in a mixture's
+// NDTI.
+type Endmember struct {
+	NDVI, NDTI float64 // unitless
+	VNIR       float64 // red + NIR surface reflectance (0..2)
+	SWIR       float64 // SWIR1 + SWIR2 surface reflectance (0..2)
+}
+
+// unmixer solves, for one observation (V, N), the linear system
+//
+//	Σ fᵢ·VNIRᵢ·(NDVIᵢ − V) = 0
+//	Σ fᵢ·SWIRᵢ·(NDTIᵢ − N) = 0
+//	Σ fᵢ = 1
+//
+// for the fractions f of green, straw and soil: exact linear spectral
+// mixing rewritten in index space.
+type unmixer struct {
+	em [3]Endmember // green, straw, soil
+}
+
+func newUnmixer(p Params) (unmixer, bool) {
+	u := unmixer{em: [3]Endmember{p.Green, p.Straw, p.Soil}}
+	for _, e := range u.em {
+		if !(e.VNIR > 0 && e.SWIR > 0) || math.IsNaN(e.NDVI) || math.IsNaN(e.NDTI) {
+			return u, false
+		}
+	}
+	// Collinear endmembers in (NDVI, NDTI) leave the system singular.
+	g, s, b := u.em[0], u.em[1], u.em[2]
+	area := (s.NDVI-g.NDVI)*(b.NDTI-g.NDTI) - (b.NDVI-g.NDVI)*(s.NDTI-g.NDTI)
+	return u, math.Abs(area) > 1e-4
+}
+
+func det3(m [3][3]float64) float64 {
+	return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
+		m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
+		m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+}
+
+// fractions returns green, straw and soil fractions (unclamped; NaN when
+// the system is singular for this observation).
+func (u unmixer) fractions(ndvi, ndti float64) (g, s, b float64) {
+	var m [3][3]float64
+	for i, e := range u.em {
+		m[0][i] = e.VNIR * (e.NDVI - ndvi)
+		m[1][i] = e.SWIR * (e.NDTI - ndti)
+		m[2][i] = 1
+	}
+	d := det3(m)
+	if math.Abs(d) < 1e-12 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	var f [3]float64
+	for i := range f {
+		mi := m
+		mi[0][i], mi[1][i], mi[2][i] = 0, 0, 1
+		f[i] = det3(mi) / d
+	}
+	return f[0], f[1], f[2]
+}
+
+// Fractions unmixes one observation into green-canopy, straw and bare-soil
+// fractions (each 0..1 inside the endmember triangle, summing to 1; values
+// outside 0..1 mean the observation lies outside it). It returns NaNs for
+// NaN input or collinear endmembers.
+func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
+	u, ok := newUnmixer(p)
+	if !ok || math.IsNaN(ndvi) || math.IsNaN(ndti) {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return u.fractions(ndvi, ndti)
+}
+
+// clearObs is one usable observation after unmixing.
+type clearObs struct {
+	date         time.Time
+	green, soil  float64
+	straw, value float64
+}
+
+// DetectCell finds the tillage breaks of one cell (Portaria 349, 6.8):
+// structural breaks in the bare-soil fraction whose rise exceeds K times the
+// cell's own historical σ, validated by NDTI (the unmixed soil fraction is
+// driven by NDTI, since soil and straw share an NDVI): the first post-break
+// observation shows exposed soil (soil fraction ≥ BareSoilMin) with little
+// canopy (green ≤ MaxGreen), and the next ConfirmObs clear observations
+// still show exposed soil. Harvest and desiccation turn green into straw,
+// not soil, and do not fire; green-up lowers the soil fraction; a single
+// unflagged cloud is not confirmed. Observations with a NaN index, or far
+// outside the endmember triangle, are skipped. obs need not be sorted;
+// dates are used as given. The result is in date order; nil when there is
+// no break or the parameters are invalid.
+func DetectCell(obs []Obs, p Params) []Break {
+	if p.Validate() != nil {
+		return nil
+	}
+	u, _ := newUnmixer(p)
+	cs := make([]clearObs, 0, len(obs))
+	for _, o := range obs {
+		if math.IsNaN(o.NDVI) || math.IsNaN(o.NDTI) || math.IsInf(o.NDVI, 0) || math.IsInf(o.NDTI, 0) {
+			continue
+		}
+		g, s, b := u.fractions(o.NDVI, o.NDTI)
+		if math.IsNaN(g) || g < -p.Outside || s < -p.Outside || b < -p.Outside ||
+			g > 1+p.Outside || s > 1+p.Outside || b > 1+p.Outside {
+			continue
+		}
+		cs = append(cs, clearObs{date: o.Date, green: g, straw: s, soil: b, value: b})
+	}
+	if !sort.SliceIsSorted(cs, func(i, j int) bool { return cs[i].date.Before(cs[j].date) }) {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].date.Before(cs[j].date) })
+	}
+	return scanTillage(cs, p)
+}
+
+// Breaks is the generic univariate detector (no NDTI validation): it finds
+// level shifts in values (any index, e.g. NDVI) larger than K times the
+// series' robust σ of observation-to-observation changes, confirmed by the
+// next ConfirmObs clear observations lying beyond the threshold on the same
+// side. NaN values are skipped; dates and values must have equal length
+// (nil otherwise). Each Break's MagnitudeSigma is signed (negative for a
+// drop). It is not a tillage detector: a harvest is a break here.
+func Breaks(dates []time.Time, values []float64, p Params) []Break {
+	if len(dates) != len(values) || p.Validate() != nil {
+		return nil
+	}
+	cs := make([]clearObs, 0, len(values))
+	for i, v := range values {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		cs = append(cs, clearObs{date: dates[i], value: v})
+	}
+	if !sort.SliceIsSorted(cs, func(i, j int) bool { return cs[i].date.Before(cs[j].date) }) {
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].date.Before(cs[j].date) })
+	}
+	return scanGeneric(cs, p)
+}
+
+// robustSigma returns the robust standard deviation of one observation's
+// noise around the cell's local trend, floored at min: each interior clear
+// observation is compared with the straight line through its two
+// neighbours (dates as weights), the residual is scaled to unit variance,
+// and σ = 1.4826·MAD of the residuals. Seasonal trends (green-up,
+// senescence, straw decay) cancel in the line, and the few genuine jumps
+// (harvest, breaks, residue) do not move a median.
+func robustSigma(cs []clearObs, min float64, buf []float64) float64 {
+	if len(cs) < 5 {
+		return min
+	}
+	r := buf[:0]
+	for i := 1; i+1 < len(cs); i++ {
+		span := cs[i+1].date.Sub(cs[i-1].date).Hours()
+		w := 0.5
+		if span > 0 {
+			w = cs[i+1].date.Sub(cs[i].date).Hours() / span
+		}
+		line := w*cs[i-1].value + (1-w)*cs[i+1].value
+		r = append(r, (cs[i].value-line)/math.Sqrt(1+w*w+(1-w)*(1-w)))
+	}
+	med := median(r)
+	for i := range r {
+		r[i] = math.Abs(r[i] - med)
+	}
+	s := 1.4826 * median(r)
+	if !(s > min) {
+		return min
+	}
+	return s
+}
+
+// median sorts v in place and returns its median (NaN when empty).
+func median(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// preLevel returns the median of up to PreObs clear observations ending at
+// cs[j-1] and within PreWindowDays of it, and how many it used.
+func preLevel(cs []clearObs, j int, p Params, buf []float64) (float64, int) {
+	v := buf[:0]
+	window := time.Duration(p.PreWindowDays) * 24 * time.Hour
+	last := cs[j-1].date
+	for i := j - 1; i >= 0 && len(v) < p.PreObs; i-- {
+		if last.Sub(cs[i].date) > window {
+			break
+		}
+		v = append(v, cs[i].value)
+	}
+	return median(v), len(v)
+}
+
+// groundSoil is the soil share of the ground not hidden by green canopy,
+// b/(1−g): it stays high under an emerging crop sown into tilled soil and
+// stays low under one sown into straw.
+func (c clearObs) groundSoil() float64 {
+	if c.green >= 1 {
+		return math.NaN()
+	}
+	return c.soil / (1 - math.Max(0, c.green))
+}
+
+// maxGreenSeen is the green fraction above which the canopy hides the ground
+// too much for an observation to confirm or deny exposed soil.
+const maxGreenSeen = 0.5
+
+// scanTillage walks the clear observations (value = soil fraction) and
+// reports validated tillage breaks.
+func scanTillage(cs []clearObs, p Params) []Break {
+	n := len(cs)
+	if n < 2 {
+		return nil
+	}
+	buf := make([]float64, 0, n)
+	sigma := robustSigma(cs, p.MinSigma, buf)
+	post := make([]float64, 0, p.PersistObs+p.ConfirmObs+1)
+	var out []Break
+	armed := true // re-armed once the ground is covered again
+	for j := 1; j < n; j++ {
+		if !armed {
+			if c := cs[j]; c.green > maxGreenSeen || c.groundSoil() < p.BareSoilMin {
+				armed = true
+			}
+			continue
+		}
+		b, ok := tillageAt(cs, j, p, sigma, buf, post)
+		if !ok {
+			continue
+		}
+		// The break is the best split among the validated candidates that
+		// follow (bfast's optimal breakpoint, in small): a noisy first bare
+		// observation must not date the event early.
+		for k := j + 1; k < n && k <= j+p.PersistObs; k++ {
+			bk, okk := tillageAt(cs, k, p, sigma, buf, post)
+			if !okk {
+				break
+			}
+			if bk.MagnitudeSigma > b.MagnitudeSigma {
+				b = bk
+			}
+		}
+		out = append(out, b)
+		for j+1 < n && cs[j+1].date.Before(b.Date) {
+			j++
+		}
+		armed = false
+	}
+	return out
+}
+
+// tillageAt tests a tillage break with cs[j] as the first post-break
+// observation.
+func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float64) (Break, bool) {
+	n := len(cs)
+	c := cs[j]
+	// A canopy that was green shortly before is being harvested or
+	// desiccated: the residue it leaves may expose soil too (soybean leaves
+	// little), so only bare soil counts then.
+	gate := p.ExposedMin
+	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date) <= harvestDays*24*time.Hour; i-- {
+		if cs[i].green >= maxGreenSeen {
+			gate = p.BareSoilMin
+			break
+		}
+	}
+	// NDTI validation, first post-break observation: exposed soil, little
+	// canopy.
+	if c.soil < gate || c.green > p.MaxGreen {
+		return Break{}, false
+	}
+	// Confirmation and persistence: the next ConfirmObs observations must
+	// show exposed ground (emergence on tilled soil qualifies, straw does
+	// not), and the soil fraction of the bare spell (up to PersistObs
+	// observations, 60 days, or the green-up) stays exposed.
+	post = post[:0]
+	limit := c.date.Add(persistDays * 24 * time.Hour)
+	for i := j; i < n && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
+		x := cs[i]
+		if i-j <= p.ConfirmObs {
+			if x.green > maxGreenSeen || x.groundSoil() < gate {
+				return Break{}, false
+			}
+		} else if x.green > p.MaxGreen || x.date.After(limit) {
+			break
+		}
+		if x.green <= p.MaxGreen {
+			post = append(post, x.soil)
+		}
+	}
+	if len(post) == 0 || j+p.ConfirmObs >= n {
+		return Break{}, false
+	}
+	postLvl := median(post)
+	if postLvl < gate {
+		return Break{}, false
+	}
+	preLvl, npre := preLevel(cs, j, p, buf)
+	// Level shift in standard errors of the cell's own historical σ.
+	se := sigma * math.Sqrt(1/float64(npre)+1/float64(len(post)))
+	z := (postLvl - preLvl) / se
+	if z <= p.K {
+		return Break{}, false
+	}
+	return Break{
+		Date: c.date, Before: cs[j-1].date, After: c.date,
+		MagnitudeSigma: z, Sigma: sigma, PreLevel: preLvl, PostLevel: postLvl,
+	}, true
+}
+
+// scanGeneric walks a univariate series and reports confirmed level shifts
+// in either direction.
+func scanGeneric(cs []clearObs, p Params) []Break {
+	n := len(cs)
+	if n < 2 {
+		return nil
+	}
+	buf := make([]float64, 0, n)
+	sigma := robustSigma(cs, p.MinSigma, buf)
+	var out []Break
+	for j := 1; j+p.ConfirmObs < n; j++ {
+		preLvl, npre := preLevel(cs, j, p, buf)
+		postLvl := 0.0
+		ok := true
+		dir := cs[j].value > preLvl
+		for i := j; i <= j+p.ConfirmObs; i++ {
+			d := cs[i].value - preLvl
+			if (d > 0) != dir || math.Abs(d) <= p.K*sigma {
+				ok = false
+				break
+			}
+			postLvl += cs[i].value
+		}
+		if !ok {
+			continue
+		}
+		npost := p.ConfirmObs + 1
+		postLvl /= float64(npost)
+		_ = npre
+		out = append(out, Break{
+			Date: cs[j].date, Before: cs[j-1].date, After: cs[j].date,
+			MagnitudeSigma: (postLvl - preLvl) / sigma, Sigma: sigma, PreLevel: preLvl, PostLevel: postLvl,
+		})
+		j += p.PreObs - 1 // the next pre-break level starts after this break
+	}
+	return out
+}
+
+// harvestDays is how long after a green canopy (green ≥ maxGreenSeen) a
+// rise of the soil fraction is read as harvest or desiccation unless it
+// reaches bare soil (days).
+const harvestDays = 45
+
+// persistDays bounds the persistence check of a break (days).
+const persistDays = 60

@@ -1,0 +1,28 @@
+// Package tillage finds soil-revolving events (ploughing, harrowing,
+// chiselling, subsoiling) in per-cell NDVI/NDTI series and computes
+// indicator T of the ZARC Níveis de Manejo: full years since the last
+// revolving (IN SPA/MAPA 2/2025 item 2.1 IV and Tabela 1; Portaria SPA/MAPA
+// 349/2026 item 6.8).
+//
+// Portaria 349 item 6.8 asks for "quebras estruturais de tendência (métrica
+// estatística de desvio-padrão superior ao limiar histórico), validadas pelo
+// índice NDTI". DetectCell does this per cell: each clear observation is
+// unmixed into green-canopy, straw and bare-soil fractions (barycentric
+// coordinates in the NDVI–NDTI endmember triangle); a break is a rise of the
+// soil fraction larger than K times the cell's own robust σ of
+// observation-to-observation changes (1.4826·MAD), landing on exposed soil
+// with little canopy and confirmed by the next clear observation(s). Harvest
+// and desiccation move green to straw (NDTI stays up) and green-up lowers
+// the soil fraction, so neither fires; a single-date unflagged cloud is not
+// confirmed.
+//
+// Detect groups cell breaks into talhão events (at least half of the
+// interior cells within one window; border cells alone never make one, IN
+// 2.3), and Years turns the events into T with its Tabela 1 level, censored
+// when the history holds no event. Breaks is the generic univariate detector
+// (e.g. NDVI alone) used for comparison with bfast.
+//
+// Inputs: slices of Obs (date, NDVI, NDTI; NaN = no clear value). Outputs:
+// Break, Event, T values. Dates are calendar dates (grid.Date). The package
+// is pure: it imports only the standard library (no files, GDAL or context).
+package tillage
