@@ -185,3 +185,5 @@ func mustTime(s string) time.Time {
 	}
 	return t
 }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -129,8 +129,8 @@ func sinopPoints(t *testing.T) []orb.Point {
 }
 
 // gdalLocationInfo runs `gdallocationinfo -valonly -wgs84 file` with the
-// points on stdin.
-func gdalLocationInfo(t *testing.T, file string, pts []orb.Point) []float64 {
+// points on stdin: bands values per point.
+func gdalLocationInfo(t *testing.T, file string, pts []orb.Point, bands int) []float64 {
 	var in strings.Builder
 	for _, p := range pts {
 		fmt.Fprintf(&in, "%.6f %.6f\n", p[0], p[1])
@@ -142,7 +142,7 @@ func gdalLocationInfo(t *testing.T, file string, pts []orb.Point) []float64 {
 		t.Fatalf("gdallocationinfo %s: %v", file, err)
 	}
 	lines := strings.Fields(string(out))
-	if len(lines) != len(pts) {
+	if len(lines) != len(pts)*bands {
 		t.Fatalf("gdallocationinfo gave %d values for %d points", len(lines), len(pts))
 	}
 	v := make([]float64, len(lines))
@@ -183,11 +183,18 @@ func TestSinopMOD13Q1MatchesGdallocationinfo(t *testing.T) {
 	if len(files) != 23 {
 		t.Fatalf("%d NDVI files, want 23", len(files))
 	}
+	// One gdallocationinfo run over a VRT stacking the 23 files (band i =
+	// file i): it prints, per point, one line per band.
+	vrt := filepath.Join(t.TempDir(), "stack.vrt")
+	if out, err := exec.Command("gdalbuildvrt", append([]string{"-q", "-separate", vrt}, files...)...).CombinedOutput(); err != nil {
+		t.Fatalf("gdalbuildvrt: %v %s", err, out)
+	}
+	all := gdalLocationInfo(t, vrt, pts, len(files))
 	var p7 []float64
-	for _, f := range files {
+	for fi, f := range files {
 		date := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "MODIS_Sinop_NDVI_"), ".tif")
-		want := gdalLocationInfo(t, f, pts)
-		for i, w := range want {
+		for i := range pts {
+			w := all[i*len(files)+fi]
 			o, ok := byKey[fmt.Sprintf("p%02d", i+1)+date]
 			if !ok {
 				t.Fatalf("no observation for point %d on %s", i+1, date)

@@ -167,6 +167,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 		go func() {
 			defer wg.Done()
 			r := &reader{cfg: cfg, allow: cat.allow}
+			defer r.close()
 			for j := range next {
 				obs, ss := r.scene(ctx, jobs[j], grids, profiles)
 				results[j] = result{obs, ss}
@@ -351,6 +352,17 @@ type reader struct {
 	cfg   []string
 	allow []string
 	buf   []float64
+	// Transforms from WGS84 by raster CRS WKT: creating one costs
+	// 10–250 ms in PROJ, so each goroutine keeps its own.
+	trs map[string]*godal.Transform
+}
+
+func (r *reader) close() {
+	for _, t := range r.trs {
+		if t != nil {
+			t.Close()
+		}
+	}
 }
 
 // openDS is one opened file of a scene.
@@ -495,7 +507,7 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 	for _, ro := range roles {
 		xy, ok := proj[ro.ds.wkt]
 		if !ok {
-			x, y, err := toCRS(ro.ds.wkt, lon, lat)
+			x, y, err := r.toCRS(ro.ds.wkt, lon, lat)
 			if err != nil {
 				ss.skip(it, ro.key, "no-crs", 1, err)
 				return nil, ss
@@ -712,31 +724,37 @@ var (
 )
 
 // toCRS transforms lon/lat points to the CRS given as WKT.
-func toCRS(wkt string, lon, lat []float64) ([]float64, []float64, error) {
+func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, error) {
 	wgs84Once.Do(func() { wgs84, wgs84Err = godal.NewSpatialRefFromEPSG(4326) })
 	if wgs84Err != nil {
 		return nil, nil, fmt.Errorf("create WGS84: %w", wgs84Err)
 	}
-	dst, err := godal.NewSpatialRefFromWKT(wkt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("parse raster CRS: %w", err)
+	tr, ok := r.trs[wkt]
+	if !ok {
+		dst, err := godal.NewSpatialRefFromWKT(wkt)
+		if err != nil {
+			return nil, nil, fmt.Errorf("parse raster CRS: %w", err)
+		}
+		tr, err = godal.NewTransform(wgs84, dst)
+		dst.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("transform to raster CRS: %w", err)
+		}
+		if r.trs == nil {
+			r.trs = map[string]*godal.Transform{}
+		}
+		r.trs[wkt] = tr
 	}
-	defer dst.Close()
 	x := append([]float64(nil), lon...)
 	y := append([]float64(nil), lat...)
 	if len(x) == 0 {
 		return x, y, nil
 	}
-	tr, err := godal.NewTransform(wgs84, dst)
-	if err != nil {
-		return nil, nil, fmt.Errorf("transform to raster CRS: %w", err)
-	}
-	defer tr.Close()
-	ok := make([]bool, len(x))
-	// Per-point failures are flagged in ok; the error only says some failed.
-	_ = tr.TransformEx(x, y, nil, ok)
-	for i := range ok {
-		if !ok[i] {
+	ok2 := make([]bool, len(x))
+	// Per-point failures are flagged in ok2; the error only says some failed.
+	_ = tr.TransformEx(x, y, nil, ok2)
+	for i := range ok2 {
+		if !ok2[i] {
 			x[i], y[i] = math.NaN(), math.NaN()
 		}
 	}
