@@ -24,9 +24,10 @@ type Params struct {
 	// on the pheno harness false breaks have z mostly in 3–5 and true ones
 	// mostly above 5 (docs/tillage.md).
 	K float64
-	// MinSigma is the floor of σ in fraction units (0..1): it stops a series
-	// that happens to be very smooth from turning sensor noise into breaks.
-	// Default 0.03.
+	// MinSigma is the floor of σ, in the units of the series (fraction for
+	// DetectCell, index units for Breaks): it stops a series that happens
+	// to be very smooth from turning tiny wiggles into breaks. Default 0.01,
+	// about the noise of a good surface-reflectance NDVI.
 	MinSigma float64
 	// PreObs is how many clear observations before a candidate form the
 	// pre-break level (their median). Default 3.
@@ -82,7 +83,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		K:               5,
-		MinSigma:        0.03,
+		MinSigma:        0.01,
 		PreObs:          3,
 		PreWindowDays:   30,
 		ConfirmObs:      1,
