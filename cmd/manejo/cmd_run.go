@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/manejo/manejo/coverage"
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/storage"
+	"github.com/manejo/manejo/internal/worker"
+	"github.com/manejo/manejo/tillage"
+)
+
+func init() {
+	register(&command{name: "run", synopsis: "run the whole pipeline over a portfolio of talhões (grid → series → T, C, slope → outputs)", run: runRun})
+}
+
+// stringList is a repeatable (or comma-separated) string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [flags]", stderr)
+	var (
+		cfg                                  worker.Config
+		season, agriStart, from, asOf, shard string
+		codes, codesFile                     string
+		shards                               int
+		allow                                stringList
+		tp                                   = tillage.DefaultParams()
+		cp                                   coverage.Params
+	)
+	fs.StringVar(&cfg.Fields, "fields", "", "talhões: GeoJSON, GeoPackage, Shapefile or KML; local path, s3:// or https:// (required)")
+	fs.StringVar(&cfg.IDField, "id-field", "id", "property holding the talhão id")
+	fs.StringVar(&cfg.Catalog, "catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or NDJSON; local, s3:// or https:// (required)")
+	fs.StringVar(&cfg.DEM, "dem", "", "DEM for slope: any GDAL raster (NASADEM 1″, a VRT mosaic, a COG on s3://); empty leaves slope missing")
+	fs.StringVar(&cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
+	fs.StringVar(&cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
+	fs.StringVar(&season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
+	fs.StringVar(&agriStart, "agri-year-start", "07-01", "first day (MM-DD) of an agricultural year")
+	fs.StringVar(&from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", worker.HistoryYears))
+	fs.StringVar(&asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
+	fs.StringVar(&codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
+	fs.StringVar(&codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
+	fs.StringVar(&shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
+	fs.IntVar(&shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
+	fs.IntVar(&cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
+	fs.IntVar(&cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
+	fs.BoolVar(&cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
+	fs.Float64Var(&cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
+	fs.Float64Var(&cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
+	fs.Var(&allow, "allow-href-prefix", "only read assets whose href starts with this prefix (repeatable)")
+	fs.Float64Var(&tp.K, "tillage-k", tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
+	fs.Float64Var(&tp.MinCellFraction, "tillage-min-cells", tp.MinCellFraction, "share of interior cells that must break for a talhão event")
+	fs.Float64Var(&cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are green vegetation and not straw (default 0.3)")
+	fs.Float64Var(&cp.BareNDTI, "bare-ndti", 0, "NDTI of bare soil, 0 % straw (default: see README)")
+	fs.Float64Var(&cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	for name, v := range map[string]string{"--fields": cfg.Fields, "--catalog": cfg.Catalog, "--out": cfg.Out, "--season": season} {
+		if v == "" {
+			return usagef("%s is required", name)
+		}
+	}
+	var err error
+	if cfg.AgriYearStart, err = coverage.ParseMonthDay(agriStart); err != nil {
+		return usagef("--agri-year-start: %v", err)
+	}
+	if cfg.Season, err = coverage.ParseSeason(season, cfg.AgriYearStart); err != nil {
+		return usagef("--season: %v", err)
+	}
+	for _, d := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"--from", from, &cfg.From}, {"--as-of", asOf, &cfg.AsOf}} {
+		if d.v == "" {
+			continue
+		}
+		if *d.dst, err = time.Parse(time.DateOnly, d.v); err != nil {
+			return usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
+		}
+	}
+	if cfg.Codes, err = loadCodes(ctx, codes, codesFile); err != nil {
+		return err
+	}
+	if cfg.Shard, _, err = worker.ShardFromEnv(shard, shards, nil); err != nil {
+		return usagef("%v", err)
+	}
+	if err := tp.Validate(); err != nil {
+		return usagef("tillage parameters: %v", err)
+	}
+	cfg.Tillage, cfg.Coverage = tp, cp
+	cfg.AllowHrefPrefix = allow
+	cfg.Version = version
+	cfg.Progress = stderr
+
+	sum, err := worker.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed; manifest %s\n",
+		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Manifest)
+	if sum.Failed > 0 {
+		return partialError(sum.Failed, sum.Total)
+	}
+	return nil
+}
+
+// loadCodes builds the satellite-code mapping from a file and the flag.
+func loadCodes(ctx context.Context, flagValue, file string) (export.SatelliteCodes, error) {
+	codes := export.SatelliteCodes{}
+	if file != "" {
+		r, err := storage.Open(ctx, file)
+		if err != nil {
+			return nil, fmt.Errorf("read satellite codes: %w", err)
+		}
+		defer r.Close()
+		if codes, err = export.LoadSatelliteCodes(r); err != nil {
+			return nil, usagef("--satellite-codes-file %s: %v", file, err)
+		}
+	}
+	if flagValue != "" {
+		c, err := export.ParseSatelliteCodes(flagValue)
+		if err != nil {
+			return nil, usagef("--satellite-codes: %v", err)
+		}
+		for k, v := range c {
+			codes[k] = v
+		}
+	}
+	if len(codes) == 0 {
+		return nil, usagef("satellite codes are required: SINM's catalogue is not public, so say which code each collection has (--satellite-codes 'sentinel-2-l2a=S01,dem=S09')")
+	}
+	return codes, nil
+}
+
+var _ = errors.New
