@@ -50,9 +50,9 @@ type Config struct {
 	Force     bool // recompute even what a previous run committed
 
 	Grid            grid.Options
-	AllowHrefPrefix []string       // asset hrefs must start with one of these (when given)
+	AllowHrefPrefix []string                   // asset hrefs must start with one of these (when given)
 	SeriesProfiles  map[string]*series.Profile // collection → profile overrides
-	Tillage         tillage.Params // zero = tillage.DefaultParams()
+	Tillage         tillage.Params             // zero = tillage.DefaultParams()
 	Coverage        coverage.Params
 
 	Version  string    // manejo version, recorded in every output
@@ -66,8 +66,8 @@ const HistoryYears = 9
 // Summary counts the talhões of a run by status.
 type Summary struct {
 	Total, OK, Partial, Failed, Skipped int
-	Resumed                           int // batches taken from a previous run
-	Manifest                          string
+	Resumed                             int // batches taken from a previous run
+	Manifest                            string
 }
 
 func (c *Config) defaults() error {
@@ -311,11 +311,11 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	}
 	p, _ := json.Marshal(struct {
 		Version, Season, AgriYearStart, From, AsOf, Codes, Shard string
-		BatchSize                                                  int
-		Grid                                                       grid.Options
-		Tillage                                                    tillage.Params
-		Coverage                                                   coverage.Params
-		IDField                                                    string
+		BatchSize                                                int
+		Grid                                                     grid.Options
+		Tillage                                                  tillage.Params
+		Coverage                                                 coverage.Params
+		IDField                                                  string
 	}{cfg.Version, cfg.Season.Label, cfg.AgriYearStart.String(), cfg.From.Format(time.DateOnly), cfg.AsOf.Format(time.DateOnly),
 		cfg.Codes.String(), cfg.Shard.String(), cfg.BatchSize, cfg.Grid, cfg.Tillage, cfg.Coverage, cfg.IDField})
 	b.Write(p)
