@@ -227,12 +227,20 @@ func Classify(in Input) (Result, error) {
 	r := Result{FieldID: in.FieldID, Crop: crop, Mi: math.NaN(), Diversity: div}
 
 	// The six indicators of Tabela 1.
-	v := numeric("v_pct", "V%", "%", "IN 2.1 I, Tabela 1 row 1", in.VPct, func(x float64) int { return VLevel(*in.CTC, x) })
-	if in.VPct != nil && in.CTC == nil {
-		v = numeric("v_pct", "V%", "%", v.Item, nil, nil)
-		v.Value, v.Detail = *in.VPct, "ctc_0_20 not informed: the V% row of Tabela 1 depends on the CTC class"
+	v := numeric("v_pct", "V%", "%", "IN 2.1 I, Tabela 1 row 1", in.VPct, func(x float64) int {
+		if in.CTC == nil {
+			return 0
+		}
+		return VLevel(*in.CTC, x)
+	})
+	switch {
+	case in.VPct != nil && in.CTC == nil:
+		v.Measured, v.Points = false, 0
+		v.Detail = "ctc_0_20 not informed: the V% row of Tabela 1 depends on the CTC class"
 		r.Missing = append(r.Missing, "ctc_0_20")
-	} else if in.CTC != nil && in.VPct != nil {
+	case in.VPct == nil && in.CTC == nil:
+		r.Missing = append(r.Missing, "ctc_0_20")
+	case in.VPct != nil:
 		v.Detail = fmt.Sprintf("CTC %g cmolc dm⁻³ (%s)", *in.CTC, ctcClass(*in.CTC))
 	}
 	d := Indicator{Key: "d", Name: "D", Unit: "crops", Item: "IN 2.1 VI and 2.4, Tabela 1 row 6", Value: math.NaN()}
