@@ -251,7 +251,7 @@ func TestClassifyRules(t *testing.T) {
 				in.MPct, in.Ca, in.EffectiveDepthCm = Float(40), Float(0.1), Float(30)
 			},
 			mi: 18.0 / 6, level: 0,
-			steps: []step{{RuleContour, 3, 1}, {RuleConsecutive, 1, 1}, {RulePoaceae, 1, 1}, {RuleLimiting1, 1, 1}, {RuleAluminium1, 1, 1}, {RuleDepth, 1, 0}},
+			steps:    []step{{RuleContour, 3, 1}, {RuleConsecutive, 1, 1}, {RulePoaceae, 1, 1}, {RuleLimiting1, 1, 1}, {RuleAluminium1, 1, 1}, {RuleDepth, 1, 0}},
 			deciding: RuleDepth,
 		},
 	}

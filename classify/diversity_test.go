@@ -143,17 +143,17 @@ func TestDiversity(t *testing.T) {
 			want: DiversityDetail{Level: 1, Crops: 3, Forage: 1, Species: 2, Families: 2},
 		},
 		{
-			name: "ILP pasture of 12 months meets the count of crops",
-			item: "IN 2.4 V: ILP pasture ≥12 months replaces the NM4 minimum number of crops",
+			name:    "ILP pasture of 12 months meets the count of crops",
+			item:    "IN 2.4 V: ILP pasture ≥12 months replaces the NM4 minimum number of crops",
 			history: func(t *testing.T) []Planting { return ilpHistory(t, "2023-10-01") },
 			// 5 crops < 6, but ILP meets the count; 6 species, 3 families, 1 long cover with a grass + 2 more >45 days.
 			want: DiversityDetail{Level: 4, Crops: 5, Species: 6, Families: 3, LongCovers: 1, Covers45: 3, ILP: true},
 		},
 		{
-			name: "pasture of 11 months is not ILP",
-			item: "IN 2.4 V: '12 meses ou mais'",
+			name:    "pasture of 11 months is not ILP",
+			item:    "IN 2.4 V: '12 meses ou mais'",
 			history: func(t *testing.T) []Planting { return ilpHistory(t, "2023-09-30") },
-			want: DiversityDetail{Level: 2, Crops: 5, Species: 6, Families: 3, LongCovers: 1, Covers45: 3},
+			want:    DiversityDetail{Level: 2, Crops: 5, Species: 6, Families: 3, LongCovers: 1, Covers45: 3},
 		},
 		{
 			name: "buckwheat in the autumn window after soybean stands in for a short cover",
