@@ -89,6 +89,11 @@ type Input struct {
 	// Years are the agricultural years D looks at; nil → the three ending
 	// at the latest year of History.
 	Years []AgriYear
+
+	// Notes are remarks on an input by indicator key (v_pct, ca, m_pct, t,
+	// c, d), such as why the remote-sensing stage could not measure it; they
+	// are appended to the indicator's Detail.
+	Notes map[string]string
 }
 
 // Indicator is one of the six indicators of Tabela 1 as it entered the mean.
@@ -261,7 +266,13 @@ func Classify(in Input) (Result, error) {
 		d,
 	}
 	var missing []string
-	for _, ind := range r.Indicators {
+	for i, ind := range r.Indicators {
+		if note := in.Notes[ind.Key]; note != "" {
+			if ind.Detail != "" {
+				note = ind.Detail + "; " + note
+			}
+			r.Indicators[i].Detail = note
+		}
 		if !ind.Measured {
 			missing = append(missing, ind.Key)
 		}

@@ -96,13 +96,20 @@ func TestClassifyRules(t *testing.T) {
 			name: "soja after soja across agricultural years is not rule II", item: "Portaria 349 3.2.1 II ('no mesmo ano agrícola'), replacing IN 3.2.1 II",
 			mod: func(t *testing.T, in *Input) {
 				in.Crop, in.ZeCm = Milho, Float(50) // maize assessed, so IN 3.2.1 III does not apply either
-				// 2022/2023 ends with a soja; 2023/2024 starts with one.
-				in.History[1] = soja(t, 2022, "2023-02-20", "2023-06-10")
-				in.History = slices.Delete(in.History, 0, 1)
-				in.History = append(in.History, milho(t, 2024, "2024-09-01", "2024-09-20"))
+				// 2022/2023 ends with a soja safrinha; 2023/2024 starts with a soja.
+				in.History = []Planting{
+					milho(t, 2022, "2022-10-10", "2023-02-15"),
+					soja(t, 2022, "2023-02-20", "2023-06-10"),
+					soja(t, 2023, "2023-10-05", "2024-02-10"),
+					pl(t, 2023, "aveia-preta", "Avena strigosa", "Poaceae", Cover, "2024-02-20", "2024-08-30"),
+					pl(t, 2023, "nabo-forrageiro", "Raphanus sativus", "Brassicaceae", Cover, "2024-02-20", "2024-08-30"),
+					soja(t, 2024, "2024-10-01", "2025-02-05"),
+					milho(t, 2024, "2025-02-10", "2025-06-20"),
+					trigo(t, 2024, "2025-06-25", "2025-09-30"),
+				}
 			},
-			// D: 7 crops, 6 species, 3 families, 1 long cover, 3 covers >45 days: level 4.
-			mi: 4, level: 4, deciding: DecidedByMean,
+			// D: 7 crops, 5 species, 3 families, 1 long cover, 2 covers >45 days: level 3; Mi 23/6.
+			mi: 23.0 / 6, level: 4, deciding: DecidedByMean,
 		},
 		// IN 3.2.1 III, only legumes before/after soybean.
 		{
@@ -405,7 +412,7 @@ func TestClassifyExplanation(t *testing.T) {
 		{"m_pct", 12, "%", 2, 2},
 		{"t", 10, "years", 4, 4},
 		{"c", 95, "%", 4, 4},
-		{"d", 7, "crops", 4, 4},
+		{"d", 8, "crops", 4, 4},
 	}
 	for i, w := range want {
 		g := r.Indicators[i]
@@ -425,5 +432,24 @@ func TestClassifyExplanation(t *testing.T) {
 	}
 	if got := r.Rules[1].Text; got != "Mi 3.33 gives NM3 and m% 12 % is at level 2" {
 		t.Errorf("rule text = %q", got)
+	}
+}
+
+func TestClassifyNotes(t *testing.T) {
+	in := best(t)
+	in.TYears = nil
+	in.Notes = map[string]string{"t": "insufficient history: T ≥ 4 does not decide the level", "c": "three seasons read"}
+	r, err := Classify(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Indicators[3].Detail; got != "not measured or informed; insufficient history: T ≥ 4 does not decide the level" {
+		t.Errorf("T detail = %q", got)
+	}
+	if got := r.Indicators[4].Detail; got != "three seasons read" {
+		t.Errorf("C detail = %q", got)
+	}
+	if !slices.Equal(r.Missing, []string{"t"}) {
+		t.Errorf("missing = %v", r.Missing)
 	}
 }

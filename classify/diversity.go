@@ -143,12 +143,15 @@ func Diversity(history []Planting, years []AgriYear) (DiversityDetail, error) {
 	d.Species, d.Families = len(species), len(families)
 
 	seq := sequence(history, in)
-	// Position of each crop within its agricultural year, for IN 2.4 I.
+	// Position of each grain crop among the grain crops of its agricultural
+	// year ("safra"), for the third season of IN 2.4 I.
 	pos := make([]int, len(seq))
 	count := map[AgriYear]int{}
 	for i, c := range seq {
-		pos[i] = count[c.year]
-		count[c.year]++
+		if c.purpose == Grain {
+			pos[i] = count[c.year]
+			count[c.year]++
+		}
 	}
 	poaceae := func(p Planting) bool { return family(p.Family) == "poaceae" }
 	for i, c := range seq {
@@ -183,10 +186,11 @@ func Diversity(history []Planting, years []AgriYear) (DiversityDetail, error) {
 	return d, nil
 }
 
-// substitute reports IN 2.4 I for the grain crop seq[i]: a grass in the third
-// (or later) season of its agricultural year, or a crop sown in the autumn
-// window right after a soybean of the same year and followed by another crop
-// of that year.
+// substitute reports IN 2.4 I for the grain crop seq[i]: a grass that is the
+// third (or later) grain crop of its agricultural year (terceira safra, e.g.
+// trigo after milho 2ª safra), or a crop sown in the autumn window (20 March
+// to 20 June) right after a soybean of the same year and followed by another
+// crop of that year (e.g. trigo mourisco between soja and trigo).
 func substitute(seq []cultivo, pos []int, i int, poaceae func(Planting) bool) bool {
 	c := seq[i]
 	if pos[i] >= 2 && c.any(poaceae) {

@@ -19,7 +19,7 @@ func TestDiversity(t *testing.T) {
 			history: func(t *testing.T) []Planting {
 				return richHistory(t)
 			},
-			want: DiversityDetail{Level: 4, Crops: 7, Species: 6, Families: 3, LongCovers: 1, Covers45: 3, Substitutes: 1},
+			want: DiversityDetail{Level: 4, Crops: 8, Species: 6, Families: 3, LongCovers: 1, Covers45: 3, Substitutes: 1},
 		},
 		{
 			name: "without the trigo substitute only 2 covers >45 days: level 3 (1 long cover)",
@@ -28,16 +28,16 @@ func TestDiversity(t *testing.T) {
 				h := richHistory(t)
 				return h[:len(h)-1]
 			},
-			want: DiversityDetail{Level: 3, Crops: 6, Species: 5, Families: 3, LongCovers: 1, Covers45: 2},
+			want: DiversityDetail{Level: 3, Crops: 7, Species: 5, Families: 3, LongCovers: 1, Covers45: 2},
 		},
 		{
-			name: "trigo as second crop of the year, outside the autumn window clause, is not a substitute",
-			item: "IN 2.4 I (terceira safra): only a grass in the third season stands in for a short cover",
+			name: "trigo as second grain crop of the year is not a substitute",
+			item: "IN 2.4 I (terceira safra: 'trigo ou aveia branca após milho 2ª safra')",
 			history: func(t *testing.T) []Planting {
 				h := richHistory(t)
-				return slices.Delete(h, 6, 7) // drop braquiária: 2024/2025 is soja, trigo (2nd, nothing after)
+				return slices.Delete(h, 7, 8) // drop milho 2ª safra: 2024/2025 is soja, trigo (2nd grain, sown 25 June, after autumn)
 			},
-			want: DiversityDetail{Level: 3, Crops: 6, Species: 5, Families: 3, LongCovers: 1, Covers45: 1},
+			want: DiversityDetail{Level: 3, Crops: 7, Species: 6, Families: 3, LongCovers: 1, Covers45: 2},
 		},
 		{
 			name: "three short covers >45 days without a long one: level 3",
@@ -75,21 +75,21 @@ func TestDiversity(t *testing.T) {
 			history: func(t *testing.T) []Planting {
 				h := richHistory(t)
 				// Replace the aveia+nabo consortium by nabo alone (Brassicaceae), still > 4 months.
-				h = slices.Delete(h, 3, 4)
+				h = slices.Delete(h, 4, 5)
 				return h[:len(h)-1] // and drop the trigo substitute
 			},
-			want: DiversityDetail{Level: 2, Crops: 6, Species: 4, Families: 3, LongCovers: 0, LongCoversNoGrass: 1, Covers45: 2},
+			want: DiversityDetail{Level: 2, Crops: 7, Species: 4, Families: 3, LongCovers: 0, LongCoversNoGrass: 1, Covers45: 2},
 		},
 		{
 			name: "4 months exactly is not 'more than 4 months'",
 			item: "Tabela 1 row 6: 'por mais de 4 meses'",
 			history: func(t *testing.T) []Planting {
 				h := richHistory(t)
-				h[3].End, h[4].End = day(t, "2024-06-20"), day(t, "2024-06-20")
+				h[4].End, h[5].End = day(t, "2024-06-20"), day(t, "2024-06-20")
 				return h[:len(h)-1]
 			},
 			// aveia+nabo now 4 months exactly → short cover; covers >45 days: it and braquiária = 2 → level 2.
-			want: DiversityDetail{Level: 2, Crops: 6, Species: 5, Families: 3, Covers45: 2},
+			want: DiversityDetail{Level: 2, Crops: 7, Species: 5, Families: 3, Covers45: 2},
 		},
 		{
 			name: "4 crops, 2 species, 2 families: level 2",

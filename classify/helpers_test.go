@@ -41,18 +41,20 @@ func feijao(tb testing.TB, y int, s, e string) Planting {
 }
 
 // richHistory is a three-year soybean rotation that reaches D level 4:
-// 7 crops, 6 species, 3 families, 1 cover > 4 months with a grass
-// (aveia-preta + nabo), 3 covers > 45 days (that one, braquiária 75 days,
-// and trigo in the third season standing in for a short cover, IN 2.4 I).
+// 8 crops, 6 species, 3 families, 1 cover > 4 months with a grass
+// (aveia-preta + nabo), 3 covers > 45 days (that one, braquiária 67 days,
+// and trigo as third grain crop after milho 2ª safra standing in for a short
+// cover, IN 2.4 I).
 func richHistory(tb testing.TB) []Planting {
 	return []Planting{
 		soja(tb, 2022, "2022-10-10", "2023-02-15"),
 		milho(tb, 2022, "2023-02-20", "2023-07-10"),
+		pl(tb, 2022, "braquiaria", "Urochloa ruziziensis", "Poaceae", Cover, "2023-07-15", "2023-09-20"),
 		soja(tb, 2023, "2023-10-05", "2024-02-10"),
 		pl(tb, 2023, "aveia-preta", "Avena strigosa", "Poaceae", Cover, "2024-02-20", "2024-08-30"),
 		pl(tb, 2023, "nabo-forrageiro", "Raphanus sativus", "Brassicaceae", Cover, "2024-02-20", "2024-08-30"),
 		soja(tb, 2024, "2024-10-01", "2025-02-05"),
-		pl(tb, 2024, "braquiaria", "Urochloa ruziziensis", "Poaceae", Cover, "2025-02-15", "2025-05-01"),
-		trigo(tb, 2024, "2025-05-20", "2025-09-20"),
+		milho(tb, 2024, "2025-02-10", "2025-06-20"),
+		trigo(tb, 2024, "2025-06-25", "2025-09-30"),
 	}
 }
