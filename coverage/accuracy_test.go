@@ -1,0 +1,149 @@
+package coverage
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/pheno"
+)
+
+// accuracyResult gathers the harness figures.
+type accuracyResult struct {
+	fields, seasons         int
+	sowN, sowMissed         int
+	sowAbs                  float64 // sum of |detected − true| days
+	coverN                  int
+	coverAbs, coverBias     float64 // percentage points
+	declCoverN              int
+	declCoverAbs            float64 // cover error with the true sowing declared
+	cOK, levelAgree         int
+	levelAgreeDecl, cOKDecl int
+}
+
+func (r accuracyResult) sowMAE() float64       { return r.sowAbs / float64(r.sowN) }
+func (r accuracyResult) coverMAE() float64     { return r.coverAbs / float64(r.coverN) }
+func (r accuracyResult) declCoverMAE() float64 { return r.declCoverAbs / float64(r.declCoverN) }
+func (r accuracyResult) agreement() float64    { return float64(r.levelAgree) / float64(r.cOK) }
+
+// runAccuracy simulates n talhões of nCells cells each (Sentinel-2 revisit,
+// Mato Grosso clouds, unflagged residues) from pheno, 80 % soybean and 20 %
+// summer maize, and assesses C for contract year 2026/2027 twice: with
+// detected sowing dates and with the true ones declared.
+func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
+	rng := rand.New(rand.NewPCG(seed, 2027))
+	contract, _ := ParseSeason("2026/2027", MonthDay{})
+	var r accuracyResult
+	for k := 0; k < n; k++ {
+		crop := pheno.Soja
+		if rng.Float64() < 0.2 {
+			crop = pheno.Milho
+		}
+		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: nCells, crop: crop, cloudScale: 1})
+		declared := map[string]Declared{}
+		truthSum := 0.0
+		truths := map[string]float64{}
+		sows := map[string]float64{}
+		for _, s := range contract.Assessed() {
+			sow, ok := f.trueSowing(s)
+			if !ok {
+				t.Fatalf("field %d: no main crop sown in %s", k, s.Label)
+			}
+			declared[s.Label] = Declared{Season: s.Label, Date: sow}
+			tr := f.sc.StrawPct(sow.AddDate(0, 0, -30), sow)
+			truths[s.Label] = tr
+			truthSum += tr
+			sows[s.Label] = float64(sow.Unix()) / 86400
+		}
+		truthLevel := Level(truthSum / 3)
+		r.fields++
+		got := Assess(f.cells, contract, nil, grid.Crop(crop), testParams())
+		for _, sc := range got.Seasons {
+			r.seasons++
+			if sc.Sowing.Date.IsZero() {
+				r.sowMissed++
+				continue
+			}
+			r.sowN++
+			r.sowAbs += math.Abs(float64(sc.Sowing.Date.Unix())/86400 - sows[sc.Season.Label])
+			if sc.OK {
+				e := sc.CoverPct - truths[sc.Season.Label]
+				r.coverN++
+				r.coverAbs += math.Abs(e)
+				r.coverBias += e
+			}
+		}
+		if got.OK {
+			r.cOK++
+			if got.Level == truthLevel {
+				r.levelAgree++
+			}
+		}
+		decl := Assess(f.cells, contract, declared, grid.Crop(crop), testParams())
+		for _, sc := range decl.Seasons {
+			if sc.OK {
+				r.declCoverN++
+				r.declCoverAbs += math.Abs(sc.CoverPct - truths[sc.Season.Label])
+			}
+		}
+		if decl.OK {
+			r.cOKDecl++
+			if decl.Level == truthLevel {
+				r.levelAgreeDecl++
+			}
+		}
+	}
+	return r
+}
+
+// checkAccuracy asserts the targets of issue 10. strictLevel makes the
+// level-agreement target (≥ 95 %) an error; the always-on run only logs it,
+// because it is not met (docs/coverage.md, "Accuracy": even noise-free daily
+// readings with a known soil reach only ≈ 94 %).
+func checkAccuracy(t *testing.T, r accuracyResult, strictLevel bool) {
+	t.Logf("talhões %d, seasons %d", r.fields, r.seasons)
+	t.Logf("sowing detected in %d of %d seasons (%.1f %%); MAE %.2f days (target ≤ 7)",
+		r.sowN, r.seasons, 100*float64(r.sowN)/float64(r.seasons), r.sowMAE())
+	t.Logf("straw cover (detected sowing): %d seasons read, MAE %.2f pp (target ≤ 5), bias %+.2f pp",
+		r.coverN, r.coverMAE(), r.coverBias/float64(r.coverN))
+	t.Logf("straw cover (true sowing declared): %d seasons read, MAE %.2f pp", r.declCoverN, r.declCoverAbs/float64(r.declCoverN))
+	t.Logf("C level agreement (detected sowing): %d of %d talhões with C (%.1f %%; target ≥ 95 %%); C missing for %d",
+		r.levelAgree, r.cOK, 100*r.agreement(), r.fields-r.cOK)
+	t.Logf("C level agreement (declared sowing): %d of %d (%.1f %%)", r.levelAgreeDecl, r.cOKDecl, 100*float64(r.levelAgreeDecl)/float64(r.cOKDecl))
+	if r.sowMAE() > 7 {
+		t.Errorf("sowing MAE %.2f days > 7", r.sowMAE())
+	}
+	if r.coverMAE() > 5 {
+		t.Errorf("straw cover MAE %.2f pp > 5", r.coverMAE())
+	}
+	if r.agreement() < 0.95 {
+		if strictLevel {
+			t.Errorf("level agreement %.3f < 0.95", r.agreement())
+		} else {
+			t.Logf("TARGET NOT MET: level agreement %.3f < 0.95 (see docs/coverage.md)", r.agreement())
+		}
+	}
+	if float64(r.sowN) < 0.9*float64(r.seasons) {
+		t.Errorf("sowing found in only %d of %d seasons", r.sowN, r.seasons)
+	}
+}
+
+// TestAccuracySmall is the always-on version of the harness.
+func TestAccuracySmall(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 15
+	}
+	checkAccuracy(t, runAccuracy(t, n, 8, 1), false)
+}
+
+// TestAccuracyFull is the full harness (make accuracy).
+func TestAccuracyFull(t *testing.T) {
+	if !*accuracy {
+		t.Skip("full harness: run with -accuracy (make accuracy)")
+	}
+	checkAccuracy(t, runAccuracy(t, 400, 12, 20261), true)
+}
+
+func testParams() Params { return Params{} }

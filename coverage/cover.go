@@ -1,0 +1,229 @@
+package coverage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/manejo/manejo/grid"
+)
+
+// CellCover returns the straw cover of one cell before sowing, in percent:
+// of the readings dated 1 to WindowDays days before the sowing day (the
+// sowing day itself excluded) with finite NDVI and NDTI and NDVI below
+// MaxNDVI, it takes the median NDTI (or, by Estimator, the minimum of
+// Zheng et al. 2012, or the mean) and maps it linearly from BareNDTI (0 %) to StrawNDTI
+// (100 %), clamped to 0–100. nObs counts the readings used; ok is false
+// (and pct NaN) when there are none.
+func CellCover(obs []Obs, sowing time.Time, p Params) (pct float64, nObs int, ok bool) {
+	p = p.withDefaults()
+	return cellCover(obs, grid.Date(sowing), p, nil)
+}
+
+func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int, bool) {
+	from := sow.AddDate(0, 0, -p.WindowDays)
+	vals := buf[:0]
+	for _, o := range obs {
+		d := grid.Date(o.Date)
+		if d.Before(from) || !d.Before(sow) {
+			continue
+		}
+		if !finite(o.NDVI) || !finite(o.NDTI) || o.NDVI >= p.MaxNDVI {
+			continue
+		}
+		vals = append(vals, o.NDTI)
+	}
+	if len(vals) == 0 {
+		return math.NaN(), 0, false
+	}
+	var v float64
+	switch p.Estimator {
+	case "min":
+		v = vals[0]
+		for _, x := range vals[1:] {
+			v = math.Min(v, x)
+		}
+	case "mean":
+		for _, x := range vals {
+			v += x
+		}
+		v /= float64(len(vals))
+	default:
+		sort.Float64s(vals)
+		v = median(vals)
+	}
+	pct := 100 * (v - p.BareNDTI) / (p.StrawNDTI - p.BareNDTI)
+	return math.Max(0, math.Min(100, pct)), len(vals), true
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// MedianSeries returns the talhão series: for each day with readings, the
+// median over cells of the finite NDVI values and, separately, of the finite
+// NDTI values (NaN when no cell has one), sorted by date.
+func MedianSeries(cells [][]Obs) []Obs {
+	type acc struct{ ndvi, ndti []float64 }
+	by := map[time.Time]*acc{}
+	for _, c := range cells {
+		for _, o := range c {
+			d := grid.Date(o.Date)
+			a := by[d]
+			if a == nil {
+				a = &acc{}
+				by[d] = a
+			}
+			if finite(o.NDVI) {
+				a.ndvi = append(a.ndvi, o.NDVI)
+			}
+			if finite(o.NDTI) {
+				a.ndti = append(a.ndti, o.NDTI)
+			}
+		}
+	}
+	out := make([]Obs, 0, len(by))
+	for d, a := range by {
+		o := Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}
+		if len(a.ndvi) > 0 {
+			sort.Float64s(a.ndvi)
+			o.NDVI = median(a.ndvi)
+		}
+		if len(a.ndti) > 0 {
+			sort.Float64s(a.ndti)
+			o.NDTI = median(a.ndti)
+		}
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
+	return out
+}
+
+// SeasonCover is the straw-cover reading of one agricultural year
+// (seasons.parquet; SINM interpretacoesCoberturaSolo dated at the sowing).
+type SeasonCover struct {
+	Season Season
+	Sowing Sowing  // zero Date when no sowing was found
+	Cycles []Cycle // every crop cycle of the year (SINM interpretacoesCultura)
+	// WindowStart and WindowEnd bound the reading days [WindowStart,
+	// WindowEnd): the WindowDays days before sowing, the sowing day excluded.
+	WindowStart, WindowEnd time.Time
+	CoverPct               float64 // mean over cells with readings, percent; NaN when !OK
+	NCells                 int     // cells with at least one reading
+	NObs                   int     // readings used, all cells
+	OK                     bool
+	Reason                 string // why the season is missing ("" when OK)
+}
+
+// C is indicator C of one talhão: the arithmetic mean of the three seasons'
+// straw cover (Portaria 349/2026 item 6.7.1) and its Tabela 1 level.
+type C struct {
+	Pct     float64 // percent; NaN when !OK
+	Level   int     // 1..4; 0 when !OK
+	OK      bool
+	Reason  string // why C is missing ("" when OK)
+	Seasons []SeasonCover
+}
+
+// Assess computes indicator C of one talhão from its cells' series
+// (cells[i] is the series of cell i; NaN values are skipped), for the three
+// agricultural years before contract (Season.Assessed). declared holds the
+// talhão's declared sowing dates by season label (Declarations.For); they
+// win over detection, which runs on the median series of the cells
+// (MedianSeries). crop is the main crop. A season whose sowing cannot be
+// found, or with no clear reading in its window, is missing with a reason,
+// and so is C (IN 2/2025 item 2.2).
+func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop grid.Crop, p Params) C {
+	p = p.withDefaults()
+	if crop == "" {
+		crop = grid.Soja
+	}
+	med := MedianSeries(cells)
+	s := smoothNDVI(med, p.Lambda, p.RobustIter)
+	var out C
+	var missing []string
+	sum := 0.0
+	buf := make([]float64, 0, 64)
+	for _, season := range contract.Assessed() {
+		sc := SeasonCover{Season: season, CoverPct: math.NaN()}
+		var err error
+		if s != nil {
+			sc.Sowing, sc.Cycles, err = detect(s, season, crop, p)
+		} else {
+			err = fmt.Errorf("detect sowing %s: %w: fewer than 4 clear NDVI readings", season.Label, ErrNoCropCycle)
+		}
+		if d, ok := declared[season.Label]; ok {
+			c := d.Crop
+			if c == "" {
+				c = crop
+			}
+			sc.Sowing = Sowing{Date: grid.Date(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
+				Decendio: Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
+			err = nil
+		}
+		if err != nil {
+			sc.Reason = err.Error()
+			if errors.Is(err, ErrNoCropCycle) || errors.Is(err, ErrNoMainCrop) {
+				sc.Reason = "no sowing date: " + sc.Reason
+			}
+			missing = append(missing, season.Label+": "+sc.Reason)
+			out.Seasons = append(out.Seasons, sc)
+			continue
+		}
+		sow := sc.Sowing.Date
+		sc.WindowStart, sc.WindowEnd = sow.AddDate(0, 0, -p.WindowDays), sow
+		total := 0.0
+		for _, cell := range cells {
+			pct, n, ok := cellCover(cell, sow, p, buf)
+			if !ok {
+				continue
+			}
+			total += pct
+			sc.NCells++
+			sc.NObs += n
+		}
+		if sc.NCells == 0 {
+			sc.Reason = fmt.Sprintf("no clear reading with NDVI < %.2f in %s..%s (the %d days before sowing %s)",
+				p.MaxNDVI, sc.WindowStart.Format(time.DateOnly), sow.AddDate(0, 0, -1).Format(time.DateOnly), p.WindowDays, sow.Format(time.DateOnly))
+			missing = append(missing, season.Label+": "+sc.Reason)
+		} else {
+			sc.CoverPct = total / float64(sc.NCells)
+			sc.OK = true
+			sum += sc.CoverPct
+		}
+		out.Seasons = append(out.Seasons, sc)
+	}
+	if len(missing) > 0 {
+		out.Pct = math.NaN()
+		out.Reason = "C missing: " + strings.Join(missing, "; ")
+		return out
+	}
+	out.Pct = sum / float64(len(out.Seasons))
+	out.Level = Level(out.Pct)
+	out.OK = true
+	return out
+}
+
+// Level returns the Tabela 1 level of a straw cover C in percent (IN 2/2025):
+// C < 30 → 1, 30 ≤ C < 60 → 2, 60 ≤ C < 90 → 3, C ≥ 90 → 4; 0 for NaN.
+func Level(pct float64) int {
+	switch {
+	case math.IsNaN(pct):
+		return 0
+	case pct < 30:
+		return 1
+	case pct < 60:
+		return 2
+	case pct < 90:
+		return 3
+	default:
+		return 4
+	}
+}

@@ -1,0 +1,31 @@
+// Package coverage reads indicator C of ZARC Níveis de Manejo: the straw
+// cover of the soil before the sowing of the main crop, averaged over the
+// three agricultural years before the contract year (IN SPA/MAPA 2/2025
+// item 2.1 V and Tabela 1; Portaria SPA/MAPA 349/2026 items 6.7–6.7.2).
+//
+// It works in four steps, all pure functions over slices:
+//
+//   - Seasons: ParseSeason names the contract year ("2026/2027"), and
+//     Season.Assessed lists the three agricultural years before it. The year
+//     boundary is a MonthDay (default 07-01).
+//   - Crop cycles and sowing: the cloud-masked NDVI series of the talhão
+//     (median over its cells) is smoothed by a robust Whittaker smoother on a
+//     daily grid; every green-up/peak/senescence becomes a Cycle, and the
+//     main summer crop's sowing is its green-up date (a fraction of the
+//     cycle's amplitude) minus a calibrated lag, constrained to the crop's
+//     sowing window. Declared sowing dates (ReadSowingCSV) win over detected
+//     ones. Sowing carries the ZARC decêndio (Portaria 206/2026 item 3.3).
+//   - Straw cover per cell: CellCover keeps the clear observations with
+//     NDVI below 0.3 in the 30 days before sowing and maps their median NDTI
+//     (or their minimum, after Zheng et al. 2012) linearly between the
+//     bare-soil and full-straw NDTI endmembers, clamped to 0–100 %.
+//   - C and its level: Assess averages the cells of each season and the
+//     three seasons; Level applies Tabela 1. A season that cannot be read
+//     leaves C missing with its reason (IN 2.2: never guessed).
+//
+// Units: NDVI and NDTI are unitless (−1..1), covers are percent (0–100),
+// Ratio is a 0..1 fraction, dates are UTC days (grid.Date).
+//
+// The package imports only the standard library and grid: no files, GDAL or
+// context.
+package coverage

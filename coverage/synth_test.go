@@ -1,0 +1,67 @@
+package coverage
+
+import (
+	"flag"
+	"math/rand/v2"
+	"time"
+
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/pheno"
+)
+
+var accuracy = flag.Bool("accuracy", false, "run the full accuracy harnesses (slow)")
+
+func day(s string) time.Time {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// synthField is a talhão simulated by internal/pheno: one management
+// history, nCells cells observed with their own noise and unflagged cloud
+// residues under the scene's shared cloud mask.
+type synthField struct {
+	sc    *pheno.Scenario
+	cells [][]Obs
+}
+
+// synthOptions shape a synthetic archive.
+type synthOptions struct {
+	start, end time.Time
+	revisit    int // days between passes (5: Sentinel-2 A+B)
+	nCells     int
+	crop       string // pheno.Soja or pheno.Milho
+	cloudScale float64
+}
+
+func newSynthField(rng *rand.Rand, o synthOptions) synthField {
+	sc := pheno.Random(rng, o.start.AddDate(0, -6, 0), o.end, pheno.Options{MainCrop: o.crop})
+	dates := pheno.Revisit(o.start, o.end, o.revisit)
+	// The scene's cloud mask: the same passes are cloudy over the whole talhão.
+	mask := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: o.cloudScale, ResidueProb: -1})
+	f := synthField{sc: sc}
+	for c := 0; c < o.nCells; c++ {
+		obs := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: 1e-9})
+		cell := make([]Obs, len(obs))
+		for i, ob := range obs {
+			cell[i] = Obs{Date: ob.Date, NDVI: ob.R.NDVI(), NDTI: ob.R.NDTI()}
+			if mask[i].Cloud {
+				cell[i].NDVI, cell[i].NDTI = nan, nan
+			}
+		}
+		f.cells = append(f.cells, cell)
+	}
+	return f
+}
+
+// trueSowing returns the true sowing of the main crop in season s.
+func (f synthField) trueSowing(s Season) (time.Time, bool) {
+	for _, c := range f.sc.MainCycles() {
+		if s.Contains(c.Sowing) {
+			return grid.Date(c.Sowing), true
+		}
+	}
+	return time.Time{}, false
+}
