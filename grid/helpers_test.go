@@ -2,6 +2,7 @@ package grid
 
 import (
 	"math"
+	"testing"
 
 	"github.com/paulmach/orb"
 )
@@ -50,4 +51,14 @@ func near(got, want, rel float64) bool {
 		return math.Abs(got) <= rel
 	}
 	return math.Abs(got-want) <= rel*math.Abs(want)
+}
+
+// mustBuild builds a grid or fails the test.
+func mustBuild(tb testing.TB, f Field, o Options) Grid {
+	tb.Helper()
+	g, err := Build(f, o)
+	if err != nil {
+		tb.Fatalf("Build(%s): %v", f.ID, err)
+	}
+	return g
 }

@@ -381,7 +381,24 @@ func idString(v any) string {
 	return ""
 }
 
+// dbfName is name as a Shapefile's DBF stores it (10 characters).
+func dbfName(name string) string {
+	if len(name) > 10 {
+		return name[:10]
+	}
+	return name
+}
+
 func setProps(f *Field, p map[string]any) error {
+	// Shapefiles truncate field names to 10 characters
+	// (plantioContorno → plantioCon): accept the short form too.
+	for _, name := range []string{"cpfProdutor", "cnpjPropriedade", "plantioContorno", "terraceamento"} {
+		if _, ok := p[name]; !ok {
+			if v, ok := p[dbfName(name)]; ok {
+				p[name] = v
+			}
+		}
+	}
 	if v, ok := p["crop"]; ok && v != nil {
 		s, _ := v.(string)
 		switch Crop(strings.ToLower(strings.TrimSpace(s))) {

@@ -47,13 +47,17 @@ func validate(mp orb.MultiPolygon) error {
 			if r[0] != r[len(r)-1] {
 				return fmt.Errorf("%s is not closed (first %v, last %v)", ringName(i, j), r[0], r[len(r)-1])
 			}
-			if ringArea(r) == 0 {
-				return fmt.Errorf("%s has zero area", ringName(i, j))
-			}
 		}
 	}
 	if err := checkCrossings(mp); err != nil {
 		return err
+	}
+	for i, p := range mp {
+		for j, r := range p {
+			if ringArea(r) == 0 {
+				return fmt.Errorf("%s has zero area", ringName(i, j))
+			}
+		}
 	}
 	// holes inside their shell, parts disjoint
 	for i, p := range mp {

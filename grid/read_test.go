@@ -1,0 +1,300 @@
+package grid
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const demoTalhoes = "../testdata/demo/talhoes.geojson"
+
+// demoAreas are the geodesic areas of the demo talhões (PROJ
+// geod_polygonarea, 4 decimals).
+var demoAreas = map[string]float64{
+	"MT-SIN-001": 30.0000, "MT-SIN-002": 98.9991, "MT-SIN-003": 100.0010,
+	"MT-SIN-004": 250.0018, "MT-SIN-005": 1199.9999,
+}
+
+func TestReadDemo(t *testing.T) {
+	fs, errs := Read(context.Background(), demoTalhoes, ReadOptions{})
+	if len(errs) > 0 || len(fs) != 5 {
+		t.Fatalf("Read(demo) = %d fields, errors %v; want 5, none", len(fs), errs)
+	}
+	for _, f := range fs {
+		want, ok := demoAreas[f.ID]
+		if !ok {
+			t.Errorf("unexpected id %q", f.ID)
+			continue
+		}
+		if got := AreaHa(f.Geometry); math.Abs(got-want) > 1e-4+1e-4*want {
+			t.Errorf("%s: %.4f ha, want %.4f", f.ID, got, want)
+		}
+		if math.Abs(refAreaHa(f.Geometry)-want) > 5e-5 {
+			t.Errorf("%s: PROJ says %.5f ha, table %.4f", f.ID, refAreaHa(f.Geometry), want)
+		}
+		if err := Validate(f); err != nil {
+			t.Error(err)
+		}
+		if f.PlantioContorno == nil || f.Terraceamento == nil {
+			t.Errorf("%s: declarations not read", f.ID)
+		}
+	}
+	if fs[1].Crop != Milho || fs[0].Crop != Soja || len(fs[4].Geometry[0]) != 2 {
+		t.Errorf("crop/hole not read: %v %v, %d rings", fs[0].Crop, fs[1].Crop, len(fs[4].Geometry[0]))
+	}
+}
+
+func TestReadGeoJSONFeatures(t *testing.T) {
+	sq := `{"type":"Polygon","coordinates":[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.79],[-55.6,-11.8]]]}`
+	feat := func(props, geom string) string {
+		return `{"type":"Feature","properties":` + props + `,"geometry":` + geom + `}`
+	}
+	fc := `{"type":"FeatureCollection","features":[` + strings.Join([]string{
+		feat(`{"id":"A","crop":"milho","plantioContorno":true,"terraceamento":0,"cpfProdutor":"12345678909","cnpjPropriedade":12345678000195}`, sq), // 1 ok
+		feat(`{"id":42}`, sq), // 2 numeric id
+		`{"type":"Feature","id":"F3","properties":null,"geometry":` + sq + `}`, // 3 Feature id member
+		feat(`{"name":"no id"}`, sq),                                            // 4
+		feat(`{"id":"B","crop":"trigo"}`, sq),                                   // 5 bad crop
+		feat(`{"id":"C"}`, `{"type":"LineString","coordinates":[[0,0],[1,1]]}`), // 6 line
+		feat(`{"id":"D"}`, sq),                                                  // 7 duplicate
+		feat(`{"id":"D"}`, sq),                                                  // 8 duplicate
+		feat(`{"id":"E","terraceamento":2}`, sq),                                // 9 bad flag
+		feat(`{"id":"F"}`, `null`),                                              // 10 no geometry
+		feat(`{"id":"G"}`, `{"type":"Polygon","coordinates":"x"}`),              // 11 bad coordinates
+		feat(`{"id":"H","crop":"Soja "}`, `{"type":"MultiPolygon","coordinates":[[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.8]]]]}`), // 12 ok
+	}, ",") + `]}`
+	path := filepath.Join(t.TempDir(), "t.geojson")
+	if err := os.WriteFile(path, []byte(fc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, errs := Read(context.Background(), path, ReadOptions{})
+	var ids []string
+	for _, f := range fs {
+		ids = append(ids, f.ID)
+	}
+	if got := strings.Join(ids, ","); got != "A,42,F3,H" {
+		t.Errorf("ids = %s, want A,42,F3,H", got)
+	}
+	a := fs[0]
+	if a.Crop != Milho || a.PlantioContorno == nil || *a.PlantioContorno != 1 || a.Terraceamento == nil || *a.Terraceamento != 0 ||
+		a.CPFProdutor != "12345678909" || a.CNPJPropriedade != "12345678000195" || a.Source != path {
+		t.Errorf("talhão A = %+v", a)
+	}
+	if fs[3].Crop != Soja || len(fs[3].Geometry) != 1 {
+		t.Errorf("talhão H = %+v", fs[3])
+	}
+	want := []struct {
+		index int
+		id    string
+		msg   string
+	}{
+		{4, "", `no id (property "id")`},
+		{5, "B", `crop "trigo": want soja or milho`},
+		{6, "C", "geometry LineString, want Polygon or MultiPolygon"},
+		{7, "D", `id "D" is used by features 7, 8`},
+		{8, "D", `id "D" is used by features 7, 8`},
+		{9, "E", "terraceamento 2: want 0 or 1"},
+		{10, "F", "no geometry"},
+		{11, "G", "parse geometry"},
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("errors = %v, want %d", errs, len(want))
+	}
+	for i, w := range want {
+		var fe *FieldError
+		if !errors.As(errs[i], &fe) || fe.Index != w.index || fe.ID != w.id || !strings.Contains(errs[i].Error(), w.msg) || !strings.Contains(errs[i].Error(), path) {
+			t.Errorf("error %d = %v, want feature %d id %q %q", i, errs[i], w.index, w.id, w.msg)
+		}
+		if strings.Contains(errs[i].Error(), "12345678909") {
+			t.Errorf("error %d leaks a CPF: %v", i, errs[i])
+		}
+	}
+}
+
+func TestReadIDField(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.json")
+	os.WriteFile(path, []byte(`{"type":"Feature","id":"x","properties":{"talhao":"T-9"},"geometry":{"type":"Polygon","coordinates":[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.8]]]}}`), 0o644)
+	fs, errs := Read(context.Background(), path, ReadOptions{IDField: "talhao"})
+	if len(errs) != 0 || len(fs) != 1 || fs[0].ID != "T-9" {
+		t.Errorf("Read(--id-field talhao) = %+v, %v", fs, errs)
+	}
+}
+
+func TestReadSourceErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.geojson")
+	os.WriteFile(bad, []byte(`{"type":"FeatureCollection","features":[`), 0o644)
+	pts := filepath.Join(dir, "pts.geojson")
+	os.WriteFile(pts, []byte(`{"type":"Point","coordinates":[0,0]}`), 0o644)
+	for _, src := range []string{filepath.Join(dir, "missing.geojson"), filepath.Join(dir, "missing.gpkg"), bad, pts} {
+		fs, errs := Read(context.Background(), src, ReadOptions{})
+		if len(fs) != 0 || len(errs) != 1 || !errors.Is(errs[0], ErrSource) || !strings.Contains(errs[0].Error(), src) {
+			t.Errorf("Read(%s) = %d fields, %v; want one ErrSource naming it", src, len(fs), errs)
+		}
+	}
+}
+
+func TestVSIPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"s3://bucket/a/talhoes.gpkg":  "/vsis3/bucket/a/talhoes.gpkg",
+		"https://x.org/t.geojson?a=1": "/vsicurl/https://x.org/t.geojson?a=1",
+		"gs://b/t.shp":                "/vsigs/b/t.shp",
+		"/data/t.gpkg":                "/data/t.gpkg",
+		"/vsizip/data/t.zip/t.shp":    "/vsizip/data/t.zip/t.shp",
+	} {
+		if got := vsiPath(in); got != want {
+			t.Errorf("vsiPath(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestReadOGR converts the demo talhões with ogr2ogr to GeoPackage in
+// SIRGAS 2000 / UTM 21S (projected), Shapefile in SIRGAS 2000 geographic
+// (EPSG:4674, latitude-first by authority) and KML, and reads them back:
+// same talhões, same attributes, same areas.
+func TestReadOGR(t *testing.T) {
+	if _, err := exec.LookPath("ogr2ogr"); err != nil {
+		t.Skip("ogr2ogr not installed (apt-get install gdal-bin)")
+	}
+	ref, errs := Read(context.Background(), demoTalhoes, ReadOptions{})
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+		tol  float64 // relative area tolerance
+	}{
+		{"talhoes.gpkg", []string{"-f", "GPKG", "-t_srs", "EPSG:31981"}, 1e-6},
+		{"talhoes.shp", []string{"-f", "ESRI Shapefile", "-t_srs", "EPSG:4674"}, 1e-6},
+		{"talhoes.kml", []string{"-f", "KML"}, 1e-6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(dir, c.name)
+			args := append(append([]string{}, c.args...), out, demoTalhoes)
+			if b, err := exec.Command("ogr2ogr", args...).CombinedOutput(); err != nil {
+				t.Fatalf("ogr2ogr %v: %v\n%s", args, err, b)
+			}
+			fs, errs := Read(context.Background(), out, ReadOptions{})
+			if len(errs) > 0 || len(fs) != len(ref) {
+				t.Fatalf("Read(%s) = %d fields, %v", c.name, len(fs), errs)
+			}
+			for i, f := range fs {
+				r := ref[i]
+				if f.ID != r.ID || f.Crop != r.Crop || *f.PlantioContorno != *r.PlantioContorno || *f.Terraceamento != *r.Terraceamento {
+					t.Errorf("%s: %+v, want %+v", c.name, f, r)
+				}
+				if a, b := AreaHa(f.Geometry), AreaHa(r.Geometry); !near(a, b, c.tol) {
+					t.Errorf("%s %s: %.6f ha, GeoJSON %.6f", c.name, f.ID, a, b)
+				}
+				if d := math.Hypot(f.Geometry[0][0][0][0]-r.Geometry[0][0][0][0], f.Geometry[0][0][0][1]-r.Geometry[0][0][0][1]); d > 1e-7 {
+					// rings may start elsewhere (shapefile winding); check the bound instead
+					fb, rb := f.Geometry.Bound(), r.Geometry.Bound()
+					if math.Abs(fb.Min[0]-rb.Min[0]) > 1e-7 || math.Abs(fb.Min[1]-rb.Min[1]) > 1e-7 {
+						t.Errorf("%s %s: bound %v, GeoJSON %v (axis order?)", c.name, f.ID, fb, rb)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestReadHTTP serves the demo talhões over HTTP and reads them through
+// GDAL's /vsicurl/, as GeoJSON (orb parser) and as GeoPackage (OGR).
+func TestReadHTTP(t *testing.T) {
+	dir := t.TempDir()
+	b, err := os.ReadFile(demoTalhoes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "talhoes.geojson"), b, 0o644)
+	srcs := []string{"talhoes.geojson"}
+	if _, err := exec.LookPath("ogr2ogr"); err == nil {
+		if out, err := exec.Command("ogr2ogr", "-f", "GPKG", filepath.Join(dir, "talhoes.gpkg"), demoTalhoes).CombinedOutput(); err != nil {
+			t.Fatalf("ogr2ogr: %v %s", err, out)
+		}
+		srcs = append(srcs, "talhoes.gpkg")
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	for _, s := range srcs {
+		url := srv.URL + "/" + s
+		fs, errs := Read(context.Background(), url, ReadOptions{})
+		if len(errs) > 0 || len(fs) != 5 || fs[0].Source != url {
+			t.Errorf("Read(%s) = %d fields, %v", url, len(fs), errs)
+		}
+	}
+	if _, errs := Read(context.Background(), srv.URL+"/missing.geojson", ReadOptions{}); len(errs) != 1 || !errors.Is(errs[0], ErrSource) {
+		t.Errorf("Read(missing URL) errors = %v, want ErrSource", errs)
+	}
+}
+
+// FuzzParseGeoJSON feeds arbitrary bytes to the GeoJSON reader: it must
+// not panic, every field must carry a unique non-empty id, a known crop
+// and a polygonal geometry, Validate and AreaHa must not panic, and a valid
+// talhão has a positive finite area.
+func FuzzParseGeoJSON(f *testing.F) {
+	b, err := os.ReadFile(demoTalhoes)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"type":"Feature","id":7,"properties":{"crop":"milho"},"geometry":{"type":"Polygon","coordinates":[[[-55.6,-11.8,400],[-55.59,-11.8,401],[-55.59,-11.79,402],[-55.6,-11.8,400]]]}}`))
+	f.Add([]byte(`{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"a"},"geometry":{"type":"MultiPolygon","coordinates":[]}},{"type":"Feature","properties":{"id":"a"},"geometry":null}]}`))
+	f.Add([]byte(`{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:OGC:1.3:CRS84"}},"features":[{"type":"Feature","properties":{"id":"x","plantioContorno":"sim"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[0,1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.1,0.2],[0.1,0.1]]]}}]}`))
+	f.Add([]byte(`{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"b"},"geometry":{"type":"GeometryCollection","geometries":[]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		recs, err := parseGeoJSON(data)
+		if err != nil {
+			return
+		}
+		fs, errs := assemble("fuzz", recs, ReadOptions{IDField: DefaultIDField})
+		if len(fs)+len(errs) != len(recs) {
+			t.Fatalf("%d fields + %d errors from %d features", len(fs), len(errs), len(recs))
+		}
+		seen := map[string]bool{}
+		for _, fl := range fs {
+			if fl.ID == "" || seen[fl.ID] {
+				t.Fatalf("empty or repeated id %q", fl.ID)
+			}
+			seen[fl.ID] = true
+			if fl.Crop != Soja && fl.Crop != Milho {
+				t.Fatalf("crop %q", fl.Crop)
+			}
+			a := AreaHa(fl.Geometry)
+			if Validate(fl) == nil && !(a > 0 && !math.IsInf(a, 0)) {
+				t.Fatalf("valid talhão %s has area %v", fl.ID, a)
+			}
+		}
+		for _, e := range errs {
+			var fe *FieldError
+			if !errors.As(e, &fe) || fe.Index < 1 || fe.Index > len(recs) {
+				t.Fatalf("error %v is not a FieldError with a feature number", e)
+			}
+		}
+	})
+}
+
+func ExampleRead() {
+	fields, errs := Read(context.Background(), "../testdata/demo/talhoes.geojson", ReadOptions{})
+	for _, f := range fields {
+		fmt.Printf("%s %s %.1f ha\n", f.ID, f.Crop, AreaHa(f.Geometry))
+	}
+	fmt.Println(len(errs), "errors")
+	// Output:
+	// MT-SIN-001 soja 30.0 ha
+	// MT-SIN-002 milho 99.0 ha
+	// MT-SIN-003 soja 100.0 ha
+	// MT-SIN-004 soja 250.0 ha
+	// MT-SIN-005 soja 1200.0 ha
+	// 0 errors
+}
