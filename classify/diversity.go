@@ -52,19 +52,19 @@ func (d DiversityDetail) String() string {
 		}
 		return "no crop declared in " + strings.Join(ys, ", ")
 	}
-	s := fmt.Sprintf("%d crops, %d species, %d families, %d covers >4 months with a grass, %d covers >45 days",
+	s := fmt.Sprintf("%d crops, %d species, %d families; covers >4 months with a grass: %d; covers >45 days: %d",
 		d.Crops, d.Species, d.Families, d.LongCovers, d.Covers45)
 	if d.Substitutes > 0 {
 		s += fmt.Sprintf(" (%d by IN 2.4 I substitution)", d.Substitutes)
 	}
 	if d.LongCoversNoGrass > 0 {
-		s += fmt.Sprintf(", %d covers >4 months without a grass (IN 2.4 IV)", d.LongCoversNoGrass)
+		s += fmt.Sprintf("; covers >4 months without a grass (IN 2.4 IV): %d", d.LongCoversNoGrass)
 	}
 	if d.Forage > 0 {
-		s += fmt.Sprintf(", %d conserved-forage crops not counted (IN 2.4 III)", d.Forage)
+		s += fmt.Sprintf("; conserved forage not counted (IN 2.4 III): %d", d.Forage)
 	}
 	if d.ILP {
-		s += ", ILP pasture ≥12 months (IN 2.4 V)"
+		s += "; ILP pasture ≥12 months (IN 2.4 V)"
 	}
 	return s
 }
