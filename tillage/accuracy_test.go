@@ -124,17 +124,19 @@ func runAccuracy(g generator, p Params, n, nT int, seed uint64) (cell, talhao co
 // -accuracy it runs ≥1,000 series of each class and prints the tables.
 func TestAccuracy(t *testing.T) {
 	p := DefaultParams()
-	n, nT := 100, 30
+	// The default run (seed 1) is the set the defaults were tuned on; the
+	// full run draws a different set (seed 2) so its figures are held out.
+	n, nT, seed := 100, 30, uint64(1)
 	if *accuracy {
-		n, nT = 1000, 300
+		n, nT, seed = 1000, 1000, 2
 	} else if testing.Short() {
 		n, nT = 40, 10
 	}
 	g := testGenerator()
-	cell, talhao := runAccuracy(g, p, n, nT, 1)
+	cell, talhao := runAccuracy(g, p, n, nT, seed)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "generator: %s; k = %.2f; %d+%d cell series, %d+%d talhões (6 interior + 3 border cells; half the negatives revolved at the border only)\n",
-		g.name(), p.K, n, n, nT, nT)
+	fmt.Fprintf(&sb, "generator: %s; seed %d; K = %.2f, CellK = %.2f; %d+%d cell series, %d+%d talhões (6 interior + 3 border cells; half the negatives revolved at the border only)\n",
+		g.name(), seed, p.K, p.CellK, n, n, nT, nT)
 	fmt.Fprintf(&sb, "cell   : %v\n", cell)
 	fmt.Fprintf(&sb, "talhão : %v\n", talhao)
 	t.Log("\n" + sb.String())

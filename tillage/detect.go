@@ -73,6 +73,12 @@ type Params struct {
 	// days of each other belong to one event. Default 16 (one MODIS
 	// composite, one Landsat revisit, about three Sentinel-2 revisits).
 	WindowDays int
+	// CellK is the per-cell threshold (in standard errors, as K) for a cell
+	// to agree with a talhão candidate break already found at K in the
+	// pooled interior series or in another cell. Default 3.5 (one-sided
+	// Gaussian tail 2·10⁻⁴ per test; 3 let noise-driven agreement of half
+	// the cells through on the harness, docs/tillage.md).
+	CellK float64
 	// MinCellFraction is the share of interior cells (0..1] that must break
 	// within one window for a talhão event. Default 0.5.
 	MinCellFraction float64
@@ -97,6 +103,7 @@ func DefaultParams() Params {
 		Outside:         0.2,
 		WindowDays:      16,
 		MinCellFraction: 0.5,
+		CellK:           3.5,
 	}
 }
 
@@ -105,6 +112,8 @@ func (p Params) Validate() error {
 	switch {
 	case !(p.K > 0):
 		return paramError("K", "must be > 0")
+	case !(p.CellK > 0):
+		return paramError("CellK", "must be > 0")
 	case !(p.MinSigma > 0):
 		return paramError("MinSigma", "must be > 0")
 	case p.PreObs < 1:
@@ -255,6 +264,14 @@ func DetectCell(obs []Obs, p Params) []Break {
 		return nil
 	}
 	u, _ := newUnmixer(p)
+	cs := prepare(obs, p, u)
+	return scanTillage(cs, p, robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs))))
+}
+
+// prepare unmixes the clear observations and sorts them by date, skipping
+// NaN/Inf values and observations far outside the endmember triangle
+// (unflagged residue).
+func prepare(obs []Obs, p Params, u unmixer) []clearObs {
 	cs := make([]clearObs, 0, len(obs))
 	for _, o := range obs {
 		if math.IsNaN(o.NDVI) || math.IsNaN(o.NDTI) || math.IsInf(o.NDVI, 0) || math.IsInf(o.NDTI, 0) {
@@ -270,7 +287,7 @@ func DetectCell(obs []Obs, p Params) []Break {
 	if !sort.SliceIsSorted(cs, func(i, j int) bool { return cs[i].date.Before(cs[j].date) }) {
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].date.Before(cs[j].date) })
 	}
-	return scanTillage(cs, p)
+	return cs
 }
 
 // Breaks is the generic univariate detector (no NDTI validation): it finds
@@ -369,17 +386,16 @@ func (c clearObs) groundSoil() float64 {
 
 // maxGreenSeen is the green fraction above which the canopy hides the ground
 // too much for an observation to confirm or deny exposed soil.
-const maxGreenSeen = 0.5
+const maxGreenSeen = 0.6
 
 // scanTillage walks the clear observations (value = soil fraction) and
 // reports validated tillage breaks.
-func scanTillage(cs []clearObs, p Params) []Break {
+func scanTillage(cs []clearObs, p Params, sigma float64) []Break {
 	n := len(cs)
 	if n < 2 {
 		return nil
 	}
 	buf := make([]float64, 0, n)
-	sigma := robustSigma(cs, p.MinSigma, buf)
 	post := make([]float64, 0, p.PersistObs+p.ConfirmObs+1)
 	var out []Break
 	armed := true // re-armed once the ground is covered again
@@ -420,12 +436,12 @@ func scanTillage(cs []clearObs, p Params) []Break {
 func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float64) (Break, bool) {
 	n := len(cs)
 	c := cs[j]
-	// A canopy that was green shortly before is being harvested or
-	// desiccated: the residue it leaves may expose soil too (soybean leaves
-	// little), so only bare soil counts then.
+	// A canopy that was green shortly before is being harvested, desiccated
+	// or drying out: the residue it leaves may expose soil too (soybean and
+	// weeds leave little), so only bare soil counts then.
 	gate := p.ExposedMin
 	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date) <= harvestDays*24*time.Hour; i-- {
-		if cs[i].green >= maxGreenSeen {
+		if cs[i].green >= recentGreen {
 			gate = p.BareSoilMin
 			break
 		}
@@ -447,12 +463,10 @@ func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 			if x.green > maxGreenSeen || x.groundSoil() < gate {
 				return Break{}, false
 			}
-		} else if x.green > p.MaxGreen || x.date.After(limit) {
+		} else if x.green > maxGreenSeen || x.date.After(limit) {
 			break
 		}
-		if x.green <= p.MaxGreen {
-			post = append(post, x.soil)
-		}
+		post = append(post, x.groundSoil())
 	}
 	if len(post) == 0 || j+p.ConfirmObs >= n {
 		return Break{}, false
@@ -466,6 +480,12 @@ func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 	se := sigma * math.Sqrt(1/float64(npre)+1/float64(len(post)))
 	z := (postLvl - preLvl) / se
 	if z <= p.K {
+		return Break{}, false
+	}
+	// The first post-break observation must itself have jumped (at K/2
+	// standard errors): a break is dated by its first changed observation,
+	// not by an earlier one whose window reaches over the change.
+	if z1 := (c.groundSoil() - preLvl) / (sigma * math.Sqrt(1/float64(npre)+1)); z1 <= p.K/2 {
 		return Break{}, false
 	}
 	return Break{
@@ -512,10 +532,14 @@ func scanGeneric(cs []clearObs, p Params) []Break {
 	return out
 }
 
-// harvestDays is how long after a green canopy (green ≥ maxGreenSeen) a
-// rise of the soil fraction is read as harvest or desiccation unless it
-// reaches bare soil (days).
-const harvestDays = 45
+// harvestDays is how long after a canopy (green ≥ recentGreen: a crop, a
+// cover crop, or a weed flush, whose standing dry matter looks like straw)
+// a rise of the soil fraction is read as harvest, desiccation or dry-out
+// unless it reaches bare soil (days).
+const (
+	harvestDays = 45
+	recentGreen = 0.2
+)
 
 // persistDays bounds the persistence check of a break (days).
 const persistDays = 60

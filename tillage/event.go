@@ -45,94 +45,162 @@ type Event struct {
 	Operation string
 }
 
-type cellBreak struct {
-	cell   int
+// cellSeries is one cell's clear observations, unmixed, with its σ.
+type cellSeries struct {
+	cs     []clearObs
+	sigma  float64
 	border bool
-	b      Break
 }
 
-// Detect runs DetectCell on every cell and groups the breaks into talhão
-// events: interior-cell breaks whose dates chain within WindowDays of each
-// other form one candidate, and it becomes an event when at least
-// MinCellFraction of the interior cells (at least one cell) are in it. Border
-// cells are counted in CellFraction and NCells but never make an event on
-// their own (IN 2.3 III); a talhão without interior cells has no events.
-// Events are in date order; nil when none or the parameters are invalid.
+// Detect finds the talhão's soil-revolving events. Candidate breaks come
+// from the median series of the interior cells (per date, when at least
+// half of them are clear; pooling cuts the noise of a single cell) and from
+// each cell's own DetectCell breaks. A candidate dated D becomes an event
+// when at least MinCellFraction of the interior cells (at least one) agree:
+// a cell agrees when, with its first clear observation at or after D (or
+// one of the next two, within WindowDays) as the first post-break one, it
+// passes the same NDTI validation and its own soil-fraction shift exceeds
+// CellK standard errors of its own σ. Border cells are counted in
+// CellFraction and NCells but never make an event on their own (IN 2.3
+// III); a talhão without interior cells has no events. Candidates within
+// 60 days of an accepted event merge into it (one bare spell, one event). Events are in date order;
+// nil when none or the parameters are invalid.
 func Detect(cells []Cell, p Params) []Event {
 	if p.Validate() != nil {
 		return nil
 	}
+	u, _ := newUnmixer(p)
 	nInt := 0
-	var all []cellBreak
+	series := make([]cellSeries, len(cells))
+	var interior [][]Obs
 	for i, c := range cells {
+		cs := prepare(c.Obs, p, u)
+		series[i] = cellSeries{cs: cs, sigma: robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs))), border: c.Border}
 		if !c.Border {
 			nInt++
-		}
-		for _, b := range DetectCell(c.Obs, p) {
-			all = append(all, cellBreak{cell: i, border: c.Border, b: b})
+			interior = append(interior, c.Obs)
 		}
 	}
-	if nInt == 0 || len(all) == 0 {
+	if nInt == 0 {
 		return nil
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].b.Date.Before(all[j].b.Date) })
 	need := int(math.Ceil(p.MinCellFraction*float64(nInt) - 1e-9))
 	if need < 1 {
 		need = 1
 	}
 	window := time.Duration(p.WindowDays) * 24 * time.Hour
 
-	var out []Event
-	for start := 0; start < len(all); {
-		// Chain: each next break within window of the previous member.
-		end := start + 1
-		for end < len(all) && all[end].b.Date.Sub(all[end-1].b.Date) <= window {
-			end++
+	// Candidates: pooled breaks first (better dated), then cell breaks.
+	var cands []Break
+	cands = append(cands, DetectCell(pool(interior), p)...)
+	var cellCands []Break
+	for i, sr := range series {
+		if !sr.border {
+			cellCands = append(cellCands, scanTillage(series[i].cs, p, series[i].sigma)...)
 		}
-		if ev, ok := makeEvent(all[start:end], len(cells), need); ok {
+	}
+	sort.SliceStable(cellCands, func(i, j int) bool { return cellCands[i].Date.Before(cellCands[j].Date) })
+	cands = append(cands, cellCands...)
+
+	var out []Event
+	for _, c := range cands {
+		dup := false
+		for _, e := range out {
+			if absDur(c.Date.Sub(e.Date)) <= mergeDays*24*time.Hour {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		ev, ok := agree(series, c, p, window, need, len(cells))
+		if ok {
 			out = append(out, ev)
 		}
-		start = end
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
 	return out
 }
 
-// makeEvent turns a chain of breaks into an event when enough distinct
-// interior cells take part. A cell breaking twice in one chain counts once,
-// with its first break.
-func makeEvent(chain []cellBreak, nCells, need int) (Event, bool) {
-	seen := map[int]bool{}
-	var interior []Break
-	nc := 0
-	for _, cb := range chain {
-		if seen[cb.cell] {
-			continue
-		}
-		seen[cb.cell] = true
-		nc++
-		if !cb.border {
-			interior = append(interior, cb.b)
+// mergeDays is how close (days) a candidate may be to an accepted event and
+// still be the same operation: one bare spell before a sowing is one event
+// (a ploughing followed by a harrowing weeks later included).
+const mergeDays = persistDays
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// agree counts the cells whose own series confirm the candidate break c.
+func agree(series []cellSeries, c Break, p Params, window time.Duration, need, nCells int) (Event, bool) {
+	pc := p
+	pc.K = p.CellK
+	var nc, ni int
+	var mags []float64
+	for _, sr := range series {
+		cs := sr.cs
+		j := sort.Search(len(cs), func(i int) bool { return !cs[i].date.Before(c.Date) })
+		buf := make([]float64, 0, p.PreObs+p.PersistObs+p.ConfirmObs+1)
+		post := make([]float64, 0, p.PersistObs+p.ConfirmObs+1)
+		for k := j; k < len(cs) && k <= j+2 && cs[k].date.Sub(c.Date) <= window; k++ {
+			if k < 1 {
+				continue
+			}
+			if b, ok := tillageAt(cs, k, pc, sr.sigma, buf, post); ok {
+				nc++
+				if !sr.border {
+					ni++
+					mags = append(mags, b.MagnitudeSigma)
+				}
+				break
+			}
 		}
 	}
-	if len(interior) < need {
+	if ni < need {
 		return Event{}, false
 	}
-	k := (len(interior) - 1) / 2 // lower median
-	after := make([]time.Time, len(interior))
-	before := make([]time.Time, len(interior))
-	mags := make([]float64, len(interior))
-	for i, b := range interior {
-		after[i], before[i], mags[i] = b.After, b.Before, b.MagnitudeSigma
-	}
-	sort.Slice(after, func(i, j int) bool { return after[i].Before(after[j]) })
-	sort.Slice(before, func(i, j int) bool { return before[i].Before(before[j]) })
 	return Event{
-		Date:           after[k],
-		Before:         before[k],
-		After:          after[k],
+		Date: c.Date, Before: c.Before, After: c.After,
 		CellFraction:   float64(nc) / float64(nCells),
 		NCells:         nc,
-		NInterior:      len(interior),
+		NInterior:      ni,
 		MagnitudeSigma: median(mags),
 	}, true
+}
+
+// pool returns the per-date median of NDVI and NDTI over the cells, for
+// dates on which at least half of them have a clear value (NaN otherwise).
+func pool(cells [][]Obs) []Obs {
+	type acc struct{ v, t []float64 }
+	byDate := map[time.Time]*acc{}
+	var dates []time.Time
+	for _, obs := range cells {
+		for _, o := range obs {
+			a := byDate[o.Date]
+			if a == nil {
+				a = &acc{}
+				byDate[o.Date] = a
+				dates = append(dates, o.Date)
+			}
+			if !math.IsNaN(o.NDVI) && !math.IsNaN(o.NDTI) {
+				a.v = append(a.v, o.NDVI)
+				a.t = append(a.t, o.NDTI)
+			}
+		}
+	}
+	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
+	min := (len(cells) + 1) / 2
+	out := make([]Obs, len(dates))
+	for i, d := range dates {
+		a := byDate[d]
+		out[i] = Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}
+		if len(a.v) >= min && len(a.v) > 0 {
+			out[i].NDVI, out[i].NDTI = median(a.v), median(a.t)
+		}
+	}
+	return out
 }

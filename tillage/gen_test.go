@@ -9,6 +9,9 @@ import (
 	"github.com/manejo/manejo/internal/pheno"
 )
 
+// onScenario, when set, sees each scenario drawn (for diagnostics).
+var onScenario func(*pheno.Scenario)
+
 func testGenerator() generator { return phenoGen{revisit: 5} }
 
 // phenoGen draws talhões from internal/pheno: one field history (Random)
@@ -67,6 +70,9 @@ func (g phenoGen) truth(s *pheno.Scenario) []time.Time {
 
 func (g phenoGen) talhao(rng *rand.Rand, till, borderOnly bool, nInt, nBorder int) ([]Cell, []time.Time) {
 	s := g.scenario(rng, till)
+	if onScenario != nil {
+		onScenario(s)
+	}
 	var truth []time.Time
 	if till {
 		truth = g.truth(s)
