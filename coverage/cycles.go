@@ -47,7 +47,7 @@ type Cycle struct {
 // censorBase is the smoothed NDVI above which a base at the very start or
 // end of the series is taken as the middle of a cycle rather than bare soil
 // or straw (both read NDVI 0.1–0.35).
-const censorBase = 0.4
+const censorBase = 0.5
 
 // troughRise is the NDVI rise that ends the walk from a peak to its base.
 const troughRise = 0.1
@@ -159,6 +159,9 @@ func findCycles(s *daily, p Params) []Cycle {
 		}
 		c.StartCensored = (l == 0 && z[l] > censorBase) || pi == 0
 		c.EndCensored = (r == n-1 && z[r] > censorBase) || pi == n-1
+		if c.eos-c.sos < float64(p.MinCycleDays) && !c.StartCensored && !c.EndCensored {
+			continue
+		}
 		c.Start = s.date(int(math.Round(c.sos)))
 		c.Peak = s.date(pi)
 		c.End = s.date(int(math.Round(c.eos)))

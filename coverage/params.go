@@ -15,9 +15,10 @@ type Params struct {
 	RobustIter int     // robust re-weighting passes; default 4
 
 	// Crop cycles.
-	MinAmplitude float64 // minimum rise and fall of NDVI around a cycle's peak; default 0.15
+	MinAmplitude float64 // minimum rise and fall of NDVI around a cycle's peak; default 0.2
 	MinPeak      float64 // minimum smoothed NDVI at a cycle's peak; default 0.45
 	GreenUp      Ratio   // start/end of a cycle at this fraction of its amplitude; default 0.3
+	MinCycleDays int     // minimum days from green-up to senescence of a cycle; default 60
 
 	// Sowing detection.
 	// LagDays is, by crop, the days from sowing to the green-up crossing
@@ -50,7 +51,8 @@ type Params struct {
 const (
 	DefaultLambda       = 50
 	DefaultRobustIter   = 4
-	DefaultMinAmplitude = 0.15
+	DefaultMinCycleDays = 60
+	DefaultMinAmplitude = 0.2
 	DefaultMinPeak      = 0.45
 	DefaultGreenUp      = 0.3
 	DefaultSlackDays    = 15
@@ -96,6 +98,9 @@ func (p Params) withDefaults() Params {
 	def(&p.StrawNDTI, DefaultStrawNDTI)
 	if p.GreenUp == 0 {
 		p.GreenUp = DefaultGreenUp
+	}
+	if p.MinCycleDays == 0 {
+		p.MinCycleDays = DefaultMinCycleDays
 	}
 	if p.RobustIter == 0 {
 		p.RobustIter = DefaultRobustIter

@@ -26,9 +26,9 @@ func (d *daily) date(i int) time.Time { return d.t0.AddDate(0, 0, i) }
 // (Eilers 2003, second-order differences): it minimises
 // Σ wᵢ(yᵢ − zᵢ)² + λ Σ (Δ²z)², then re-weights the observations iters times
 // with Tukey's biweight on the residuals, asymmetric as in TIMESAT's upper
-// envelope (Jönsson & Eklundh 2004): values far below the curve (residual
-// clouds and shadows, which lower NDVI) lose weight three times faster than
-// values above it. It returns nil with fewer than 4 clear days.
+// envelope (Jönsson & Eklundh 2004): values below the curve (residual
+// clouds and shadows, which lower NDVI) are cut off at 2.5 robust scales
+// (1.4826 MAD, at least 0.02 NDVI), values above it at 6. It returns nil with fewer than 4 clear days.
 func smoothNDVI(obs []Obs, lambda float64, iters int) *daily {
 	var first, last time.Time
 	n := 0
@@ -88,15 +88,15 @@ func smoothNDVI(obs []Obs, lambda float64, iters int) *daily {
 		}
 		sort.Float64s(res)
 		scale := 1.4826 * res[len(res)/2]
-		scale = math.Max(scale, 0.01)
+		scale = math.Max(scale, robustFloor)
 		for i, k := range s.nObs {
 			if k == 0 {
 				continue
 			}
 			r := s.y[i] - s.z[i]
-			c := 6 * scale // above the curve
+			c := robustAbove * scale // above the curve
 			if r < 0 {
-				c = 2 * scale // below: cloud-like
+				c = robustBelow * scale // below: cloud-like
 			}
 			u := r / c
 			if math.Abs(u) >= 1 {
@@ -109,6 +109,10 @@ func smoothNDVI(obs []Obs, lambda float64, iters int) *daily {
 	}
 	return s
 }
+
+// Robust weighting: residual scale floor (NDVI) and the bisquare cut-offs,
+// in scales, below and above the curve.
+const robustFloor, robustBelow, robustAbove = 0.02, 2.5, 6.0
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
