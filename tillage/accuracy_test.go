@@ -18,7 +18,16 @@ var accuracy = flag.Bool("accuracy", false, "run the full tillage accuracy harne
 type generator interface {
 	name() string
 	talhao(rng *rand.Rand, till, borderOnly bool, nInt, nBorder int) (cells []Cell, truth []time.Time)
+	// strawDrop is the true drop of visible straw (fraction of the pixel)
+	// across the i-th truth date of the last talhão drawn.
+	strawDrop(i int) float64
 }
+
+// visibleDrop splits the recall diagnostics: tillage that removes at least
+// this fraction of visible straw changes the surface clearly; below it the
+// field was already almost bare (decayed straw) and the change is within a
+// few noise σ of one cell.
+const visibleDrop = 0.2
 
 // matchTol is how late a detection may be and still match a true date when
 // the (Before, After] interval does not hold it: half a season of clouds is
@@ -29,8 +38,20 @@ const matchTol = 32 * 24 * time.Hour
 // dating errors (After − truth, days) of matched pairs and the counts of
 // unmatched detections and truths.
 func matches(det []Break, truth []time.Time) (errs []float64, fp, fn int) {
+	errs, fp, hit := matchFlags(det, truth)
+	for _, h := range hit {
+		if !h {
+			fn++
+		}
+	}
+	return errs, fp, fn
+}
+
+// matchFlags is matches with the per-truth hit flags.
+func matchFlags(det []Break, truth []time.Time) (errs []float64, fp int, hit []bool) {
 	used := make([]bool, len(det))
-	for _, t := range truth {
+	hit = make([]bool, len(truth))
+	for k, t := range truth {
 		found := -1
 		for i, d := range det {
 			if used[i] || d.After.Before(t) {
@@ -42,10 +63,9 @@ func matches(det []Break, truth []time.Time) (errs []float64, fp, fn int) {
 			}
 		}
 		if found < 0 {
-			fn++
 			continue
 		}
-		used[found] = true
+		used[found], hit[k] = true, true
 		errs = append(errs, det[found].After.Sub(t).Hours()/24)
 	}
 	for _, u := range used {
@@ -53,19 +73,34 @@ func matches(det []Break, truth []time.Time) (errs []float64, fp, fn int) {
 			fp++
 		}
 	}
-	return errs, fp, fn
+	return errs, fp, hit
 }
 
 type confusion struct {
 	tp, fp, fn, tn int // events (tp, fp, fn) and event-free negatives (tn)
 	errs           []float64
+	// hits and totals of truths by visible straw drop: [0] < visibleDrop,
+	// [1] ≥ visibleDrop.
+	hitBy, nBy [2]int
 }
 
-func (c *confusion) add(errs []float64, fp, fn, nTruth int) {
+func (c *confusion) add(g generator, det []Break, truth []time.Time) {
+	errs, fp, hit := matchFlags(det, truth)
 	c.tp += len(errs)
 	c.fp += fp
-	c.fn += fn
-	if nTruth == 0 && fp == 0 {
+	for i, h := range hit {
+		k := 0
+		if g.strawDrop(i) >= visibleDrop {
+			k = 1
+		}
+		c.nBy[k]++
+		if h {
+			c.hitBy[k]++
+		} else {
+			c.fn++
+		}
+	}
+	if len(truth) == 0 && fp == 0 {
 		c.tn++
 	}
 	c.errs = append(c.errs, errs...)
@@ -83,9 +118,12 @@ func (c confusion) medianErr() float64 {
 }
 
 func (c confusion) String() string {
-	return fmt.Sprintf("TP %d  FP %d  FN %d  TN %d  precision %.3f  recall %.3f  median dating error %.1f d (n=%d)",
-		c.tp, c.fp, c.fn, c.tn, c.precision(), c.recall(), c.medianErr(), len(c.errs))
+	return fmt.Sprintf("TP %d  FP %d  FN %d  TN %d  precision %.3f  recall %.3f  median dating error %.1f d (n=%d); recall by true visible-straw drop: ≥ %.1f %d/%d = %.3f, < %.1f %d/%d = %.3f",
+		c.tp, c.fp, c.fn, c.tn, c.precision(), c.recall(), c.medianErr(), len(c.errs),
+		visibleDrop, c.hitBy[1], c.nBy[1], ratio(c.hitBy[1], c.nBy[1]), visibleDrop, c.hitBy[0], c.nBy[0], ratio(c.hitBy[0], c.nBy[0]))
 }
+
+func ratio(a, b int) float64 { return float64(a) / float64(max(1, b)) }
 
 func eventsAsBreaks(ev []Event) []Break {
 	out := make([]Break, len(ev))
@@ -103,15 +141,13 @@ func runAccuracy(g generator, p Params, n, nT int, seed uint64) (cell, talhao co
 	for i := 0; i < 2*n; i++ {
 		till := i%2 == 0
 		cells, truth := g.talhao(rng, till, false, 1, 0)
-		errs, fp, fn := matches(DetectCell(cells[0].Obs, p), truth)
-		cell.add(errs, fp, fn, len(truth))
+		cell.add(g, DetectCell(cells[0].Obs, p), truth)
 	}
 	for i := 0; i < 2*nT; i++ {
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
-		errs, fp, fn := matches(eventsAsBreaks(Detect(cells, p)), truth)
-		talhao.add(errs, fp, fn, len(truth))
+		talhao.add(g, eventsAsBreaks(Detect(cells, p)), truth)
 	}
 	return cell, talhao
 }

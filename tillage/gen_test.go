@@ -12,19 +12,23 @@ import (
 // onScenario, when set, sees each scenario drawn (for diagnostics).
 var onScenario func(*pheno.Scenario)
 
-func testGenerator() generator { return phenoGen{revisit: 5} }
+func testGenerator() generator { return &phenoGen{revisit: 5} }
 
 // phenoGen draws talhões from internal/pheno: one field history (Random)
 // seen by every cell, a 5-day revisit, clouds shared by the whole talhão
 // (one scene covers it), and per-cell noise and unflagged residue.
-type phenoGen struct{ revisit int }
+type phenoGen struct {
+	revisit int
+	last    *pheno.Scenario // last scenario drawn
+	truth   []time.Time
+}
 
 var (
 	genStart = time.Date(2019, 7, 1, 0, 0, 0, 0, time.UTC)
 	genEnd   = time.Date(2023, 6, 30, 0, 0, 0, 0, time.UTC)
 )
 
-func (g phenoGen) name() string {
+func (g *phenoGen) name() string {
 	return fmt.Sprintf("internal/pheno Random + Observe, %d-day revisit, %s..%s", g.revisit,
 		genStart.Format(time.DateOnly), genEnd.Format(time.DateOnly))
 }
@@ -42,23 +46,23 @@ func toObs(o []pheno.Obs) []Obs {
 
 // scenario draws a field history, with at least one tillage inside the
 // observed period when till, none at all otherwise.
-func (g phenoGen) scenario(rng *rand.Rand, till bool) *pheno.Scenario {
+func (g *phenoGen) scenario(rng *rand.Rand, till bool) *pheno.Scenario {
 	for {
 		o := pheno.Options{TillageProb: -1}
 		if till {
 			o.TillageProb = 0.4
 		}
 		s := pheno.Random(rng, genStart, genEnd, o)
-		if !till || len(g.truth(s)) > 0 {
+		if !till || len(g.truthDates(s)) > 0 {
 			return s
 		}
 	}
 }
 
-// truth returns the tillage dates a detector can be held to: inside the
+// truthDates returns the tillage dates a detector can be held to: inside the
 // observed period and at least 30 days before its end (a later one cannot
 // be confirmed yet).
-func (g phenoGen) truth(s *pheno.Scenario) []time.Time {
+func (g *phenoGen) truthDates(s *pheno.Scenario) []time.Time {
 	var out []time.Time
 	for _, t := range s.Tillage {
 		if t.Date.After(genStart) && t.Date.Before(genEnd.AddDate(0, 0, -30)) {
@@ -68,15 +72,23 @@ func (g phenoGen) truth(s *pheno.Scenario) []time.Time {
 	return out
 }
 
-func (g phenoGen) talhao(rng *rand.Rand, till, borderOnly bool, nInt, nBorder int) ([]Cell, []time.Time) {
+func (g *phenoGen) strawDrop(i int) float64 {
+	t := g.truth[i]
+	_, before, _ := g.last.Fractions(t.AddDate(0, 0, -1))
+	_, after, _ := g.last.Fractions(t)
+	return before - after
+}
+
+func (g *phenoGen) talhao(rng *rand.Rand, till, borderOnly bool, nInt, nBorder int) ([]Cell, []time.Time) {
 	s := g.scenario(rng, till)
 	if onScenario != nil {
 		onScenario(s)
 	}
 	var truth []time.Time
 	if till {
-		truth = g.truth(s)
+		truth = g.truthDates(s)
 	}
+	g.last, g.truth = s, truth
 	border := s
 	if borderOnly {
 		// Headland revolving only (IN 2.3 III), some weeks before a sowing.
