@@ -53,11 +53,16 @@ const (
 	ContourMinPct   = 75.0 // share of the area (%) that must be on contour
 )
 
-// DefaultZeCm gives the effective root depth Ze (cm) of each crop's ZARC
-// portaria: soybean 60 cm (Portaria SPA/MAPA 206/2026, 1.9.3). Maize has no
-// entry: its ZARC portaria is not among the texts this tool implements, so Ze
-// must be given in Input.ZeCm.
-var DefaultZeCm = map[Crop]float64{Soja: 60}
+// DefaultZe returns the effective root depth Ze (cm) of crop's ZARC
+// portaria: soybean 60 cm (Portaria SPA/MAPA 206/2026, annex 1.9.3). Maize
+// has none (ok false): its ZARC portaria is not among the texts this tool
+// implements, so Ze must be given in Input.ZeCm.
+func DefaultZe(crop Crop) (cm float64, ok bool) {
+	if crop == Soja {
+		return 60, true
+	}
+	return 0, false
+}
 
 // Float returns a pointer to v, for the optional fields of Input.
 func Float(v float64) *float64 { return &v }
@@ -82,7 +87,7 @@ type Input struct {
 
 	// Effective depth (Portaria 349, 3.4).
 	EffectiveDepthCm *float64 // effective soil depth, cm
-	ZeCm             *float64 // effective root depth of the crop, cm; nil → DefaultZeCm
+	ZeCm             *float64 // effective root depth of the crop, cm; nil → DefaultZe
 
 	// Crop history for D (IN 2.1 VI, 2.4) and the succession rules.
 	History []Planting
@@ -288,7 +293,7 @@ func Classify(in Input) (Result, error) {
 	if in.EffectiveDepthCm == nil {
 		r.Missing = append(r.Missing, "effective_depth_cm")
 	}
-	ze, zeKnown := DefaultZeCm[crop]
+	ze, zeKnown := DefaultZe(crop)
 	if in.ZeCm != nil {
 		ze, zeKnown = *in.ZeCm, true
 	}
