@@ -763,7 +763,8 @@ func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, er
 
 // readPixels reads ro's band at the pixels of cells idx into ro.val. It
 // reads one window when that decodes no more blocks than block-by-block
-// reading, else the sub-window of each block that holds cells.
+// reading and is no larger than a block, else the sub-window of each block
+// that holds cells.
 func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 	if len(idx) == 0 {
 		return nil
@@ -792,8 +793,11 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 	}
 	spanned := (all.x1/bw - all.x0/bw + 1) * (all.y1/bh - all.y0/bh + 1)
 	aw, ah := all.x1-all.x0+1, all.y1-all.y0+1
-	if spanned <= len(blocks) && aw*ah <= 1<<22 {
-		// One window decodes exactly the needed blocks.
+	if spanned <= len(blocks) && aw*ah <= bw*bh {
+		// One small window decodes exactly the needed blocks in one call
+		// (small scenes, a few cells). Large windows cost more than the
+		// blocks they decode (buffer, conversion), so they go block by
+		// block.
 		buf := r.buffer(aw * ah)
 		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(r.cfg...)); err != nil {
 			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
