@@ -82,6 +82,26 @@ func newUTM(zone int, south bool) *tmProj {
 	return p
 }
 
+// krueger sums Σ c[j]·sin(2jξ)·cosh(2jη) and Σ c[j]·cos(2jξ)·sinh(2jη)
+// for j = 1..6, with the multiple angles from recurrences instead of twelve
+// trigonometric and hyperbolic calls.
+func krueger(c *[7]float64, xi, eta float64) (sx, sy float64) {
+	s2, c2 := math.Sincos(2 * xi)
+	e := math.Exp(2 * eta)
+	ej, ie := 1.0, 1/e
+	iej := 1.0
+	sj, cj := 0.0, 1.0 // sin, cos of 2jξ for j = 0
+	for j := 1; j <= 6; j++ {
+		sj, cj = sj*c2+cj*s2, cj*c2-sj*s2
+		ej *= e
+		iej *= ie
+		ch, sh := (ej+iej)/2, (ej-iej)/2
+		sx += c[j] * sj * ch
+		sy += c[j] * cj * sh
+	}
+	return sx, sy
+}
+
 // forward projects lon/lat degrees to easting/northing metres.
 func (p *tmProj) forward(q orb.Point) orb.Point {
 	phi := q[1] * degRad
@@ -90,12 +110,8 @@ func (p *tmProj) forward(q orb.Point) orb.Point {
 	t := math.Sinh(math.Atanh(s) - wgs84E*math.Atanh(wgs84E*s))
 	xip := math.Atan2(t, math.Cos(lam))
 	etap := math.Atanh(math.Sin(lam) / math.Sqrt(1+t*t))
-	xi, eta := xip, etap
-	for j := 1; j <= 6; j++ {
-		jj := 2 * float64(j)
-		xi += p.alp[j] * math.Sin(jj*xip) * math.Cosh(jj*etap)
-		eta += p.alp[j] * math.Cos(jj*xip) * math.Sinh(jj*etap)
-	}
+	dxi, deta := krueger(&p.alp, xip, etap)
+	xi, eta := xip+dxi, etap+deta
 	return orb.Point{utmE0 + p.a1*eta, p.falseN + p.a1*xi}
 }
 
@@ -103,12 +119,8 @@ func (p *tmProj) forward(q orb.Point) orb.Point {
 func (p *tmProj) inverse(q orb.Point) orb.Point {
 	xi := (q[1] - p.falseN) / p.a1
 	eta := (q[0] - utmE0) / p.a1
-	xip, etap := xi, eta
-	for j := 1; j <= 6; j++ {
-		jj := 2 * float64(j)
-		xip -= p.bet[j] * math.Sin(jj*xi) * math.Cosh(jj*eta)
-		etap -= p.bet[j] * math.Cos(jj*xi) * math.Sinh(jj*eta)
-	}
+	dxi, deta := krueger(&p.bet, xi, eta)
+	xip, etap := xi-dxi, eta-deta
 	chi := math.Asin(math.Sin(xip) / math.Cosh(etap))
 	lam := math.Atan2(math.Sinh(etap), math.Cos(xip))
 	// geodetic latitude from the conformal latitude, by fixed-point iteration
