@@ -141,11 +141,11 @@ func agree(series []cellSeries, c Break, p Params, window time.Duration, need, n
 	pc.K = p.CellK
 	var nc, ni int
 	var mags []float64
+	buf := make([]float64, 0, p.PreObs+p.PersistObs+p.ConfirmObs+1)
+	post := make([]float64, 0, p.PersistObs+p.ConfirmObs+1)
 	for _, sr := range series {
 		cs := sr.cs
 		j := sort.Search(len(cs), func(i int) bool { return !cs[i].date.Before(c.Date) })
-		buf := make([]float64, 0, p.PreObs+p.PersistObs+p.ConfirmObs+1)
-		post := make([]float64, 0, p.PersistObs+p.ConfirmObs+1)
 		for k := j; k < len(cs) && k <= j+2 && cs[k].date.Sub(c.Date) <= window; k++ {
 			if k < 1 {
 				continue
