@@ -28,7 +28,7 @@ func ParseAgriYear(s string) (AgriYear, error) {
 	}
 	y1, err1 := strconv.Atoi(a)
 	y2, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || y1 < 1000 {
+	if err1 != nil || err2 != nil || y1 < 1000 || y1 > 9998 {
 		return 0, fmt.Errorf("parse agricultural year %q: %w", s, ErrAgriYear)
 	}
 	if len(b) == 2 {

@@ -118,3 +118,21 @@ func FuzzSettle(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseAgriYear checks that any accepted agricultural year round-trips
+// through String and names two consecutive years.
+func FuzzParseAgriYear(f *testing.F) {
+	for _, s := range []string{"2024/2025", "2024-2025", "2024/25", "2099/00", "9999/00", "2024/2026", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		y, err := ParseAgriYear(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseAgriYear(y.String())
+		if err != nil || back != y {
+			t.Fatalf("ParseAgriYear(%q) = %v; String %q parses to %v, %v", s, y, y.String(), back, err)
+		}
+	})
+}

@@ -158,6 +158,7 @@ func TestParseAgriYear(t *testing.T) {
 		{"2024/25", 2024, false},
 		{"2099/00", 2099, false},
 		{"2024/2026", 0, true},
+		{"9999/00", 0, true},
 		{"2024", 0, true},
 		{"24/25", 0, true},
 		{"abcd/efgh", 0, true},
