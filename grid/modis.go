@@ -22,14 +22,7 @@ const (
 // 250 m pixel holding p, densified to 4 segments per side (its east and
 // west sides are curves in lon/lat). The ring is closed.
 func modisPixel(p orb.Point) orb.Ring {
-	phi := p[1] * degRad
-	x := modisR * p[0] * degRad * math.Cos(phi)
-	y := modisR * phi
-	col := math.Floor((x - modisX0) / modisPixelM)
-	row := math.Floor((modisY0 - y) / modisPixelM)
-	x0 := modisX0 + col*modisPixelM
-	y1 := modisY0 - row*modisPixelM
-	x1, y0 := x0+modisPixelM, y1-modisPixelM
+	x0, y0, x1, y1 := modisPixelBounds(p)
 	const k = 4
 	ring := make(orb.Ring, 0, 4*k+1)
 	add := func(x, y float64) {
@@ -49,6 +42,19 @@ func modisPixel(p orb.Point) orb.Ring {
 		add(x0, y1-(y1-y0)*float64(i)/k)
 	}
 	return append(ring, ring[0])
+}
+
+// modisPixelBounds returns the sinusoidal bounds (metres) of the MODIS
+// 250 m pixel holding the lon/lat point p.
+func modisPixelBounds(p orb.Point) (x0, y0, x1, y1 float64) {
+	phi := p[1] * degRad
+	x := modisR * p[0] * degRad * math.Cos(phi)
+	y := modisR * phi
+	col := math.Floor((x - modisX0) / modisPixelM)
+	row := math.Floor((modisY0 - y) / modisPixelM)
+	x0 = modisX0 + col*modisPixelM
+	y1 = modisY0 - row*modisPixelM
+	return x0, y1 - modisPixelM, x0 + modisPixelM, y1
 }
 
 // ringInside reports whether the closed ring r (same plane as mp) lies
