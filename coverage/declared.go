@@ -66,7 +66,6 @@ func ReadSowingCSV(r io.Reader, yearStart MonthDay) (Declarations, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -75,6 +74,7 @@ func ReadSowingCSV(r io.Reader, yearStart MonthDay) (Declarations, error) {
 			}
 			return out, fmt.Errorf("read sowing csv: %w", err)
 		}
+		line, _ := cr.FieldPos(0)
 		if first {
 			first = false
 			if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(rec[0], "\ufeff")), "field_id") || hasName(rec, "sowing_date") {

@@ -1,0 +1,44 @@
+package coverage_test
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/manejo/manejo/coverage"
+	"github.com/manejo/manejo/grid"
+)
+
+// A talhão of two cells in no-till: a soybean crop sown each mid-October
+// on 70 % straw. Assess finds each sowing from NDVI (here two days late)
+// and reads the straw cover in the 30 days before it.
+func ExampleAssess() {
+	contract, _ := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
+	straw := 0.05 + 0.7*(0.24-0.05) // NDTI of 70 % straw between the default endmembers
+	var cell []coverage.Obs
+	for d := time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)); d = d.AddDate(0, 0, 5) {
+		sow := time.Date(d.Year(), 10, 15, 0, 0, 0, 0, time.UTC)
+		if d.Month() < time.July {
+			sow = sow.AddDate(-1, 0, 0)
+		}
+		x := d.Sub(sow).Hours() / 24
+		ndvi := 0.2 + 0.7/(1+math.Exp(-(x-32)/5))*(1-1/(1+math.Exp(-(x-110)/4)))
+		cell = append(cell, coverage.Obs{Date: d, NDVI: ndvi, NDTI: straw})
+	}
+	c := coverage.Assess([][]coverage.Obs{cell, cell}, contract, nil, grid.Soja, coverage.Params{})
+	for _, s := range c.Seasons {
+		fmt.Printf("%s sowing %s (%s, decêndio %d) cover %.0f %% from %d cells\n", s.Season.Label,
+			s.Sowing.Date.Format(time.DateOnly), s.Sowing.Source, s.Sowing.Decendio, s.CoverPct, s.NCells)
+	}
+	fmt.Printf("C = %.0f %%, level %d\n", c.Pct, c.Level)
+	// Output:
+	// 2023/2024 sowing 2023-10-17 (detected, decêndio 29) cover 70 % from 2 cells
+	// 2024/2025 sowing 2024-10-17 (detected, decêndio 29) cover 70 % from 2 cells
+	// 2025/2026 sowing 2025-10-17 (detected, decêndio 29) cover 70 % from 2 cells
+	// C = 70 %, level 3
+}
+
+func ExampleDecendio() {
+	fmt.Println(coverage.Decendio(time.Date(2025, 10, 18, 0, 0, 0, 0, time.UTC)))
+	// Output: 29
+}

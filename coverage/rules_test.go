@@ -1,0 +1,334 @@
+package coverage
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/grid"
+)
+
+func near(a, b, tol float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return math.Abs(a-b) <= tol
+}
+
+// Portaria 349/2026 item 6.7: "histórico consolidado dos 3 (três) anos
+// agrícolas anteriores ao ano da contratação".
+func TestSeasonsAssessed(t *testing.T) {
+	tests := []struct {
+		name, label, start string
+		want               []string
+		firstStart         string
+	}{
+		{"default boundary", "2026/2027", "", []string{"2023/2024", "2024/2025", "2025/2026"}, "2023-07-01"},
+		{"august boundary", "2026/2027", "08-01", []string{"2023/2024", "2024/2025", "2025/2026"}, "2023-08-01"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var md MonthDay
+			if tc.start != "" {
+				var err error
+				if md, err = ParseMonthDay(tc.start); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := ParseSeason(tc.label, md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.Assessed()
+			for i, s := range got {
+				if s.Label != tc.want[i] {
+					t.Errorf("Assessed()[%d] = %s, want %s", i, s.Label, tc.want[i])
+				}
+				if !s.End.Equal(s.Start.AddDate(1, 0, 0)) {
+					t.Errorf("%s: End %s is not Start + 1 year", s.Label, s.End)
+				}
+			}
+			if got[0].Start.Format(time.DateOnly) != tc.firstStart {
+				t.Errorf("first start %s, want %s", got[0].Start.Format(time.DateOnly), tc.firstStart)
+			}
+			if !got[2].End.Equal(c.Start) {
+				t.Errorf("last assessed ends %s, want contract start %s", got[2].End, c.Start)
+			}
+		})
+	}
+}
+
+func TestAgriYearBoundary(t *testing.T) {
+	tests := []struct {
+		day, start, want string
+	}{
+		{"2024-06-30", "07-01", "2023/2024"},
+		{"2024-07-01", "07-01", "2024/2025"},
+		{"2024-07-31", "08-01", "2023/2024"},
+		{"2024-08-01", "08-01", "2024/2025"},
+		{"2025-01-15", "07-01", "2024/2025"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.day+"@"+tc.start, func(t *testing.T) {
+			md, err := ParseMonthDay(tc.start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := SeasonOf(day(tc.day), md).Label; got != tc.want {
+				t.Errorf("SeasonOf(%s, %s) = %s, want %s", tc.day, tc.start, got, tc.want)
+			}
+			s, _ := ParseSeason(tc.want, md)
+			if !s.Contains(day(tc.day)) {
+				t.Errorf("%s does not contain %s", tc.want, tc.day)
+			}
+		})
+	}
+}
+
+func TestParseSeasonErrors(t *testing.T) {
+	for _, bad := range []string{"", "2026", "2026/2026", "2026/2028", "26/27", "2026-2027", "abcd/efgh"} {
+		if _, err := ParseSeason(bad, MonthDay{}); !errors.Is(err, ErrSeason) {
+			t.Errorf("ParseSeason(%q) error = %v, want ErrSeason", bad, err)
+		}
+	}
+	for _, bad := range []string{"", "7-1", "13-01", "02-29", "04-31", "00-10", "07/01"} {
+		if _, err := ParseMonthDay(bad); !errors.Is(err, ErrMonthDay) {
+			t.Errorf("ParseMonthDay(%q) error = %v, want ErrMonthDay", bad, err)
+		}
+	}
+}
+
+// Portaria 206/2026 item 3.3: periods 1..36, days 1–10, 11–20, 21–end.
+func TestDecendio(t *testing.T) {
+	tests := []struct {
+		day  string
+		want int
+	}{
+		{"2025-01-01", 1}, {"2025-01-10", 1}, {"2025-01-11", 2}, {"2025-01-20", 2}, {"2025-01-21", 3}, {"2025-01-31", 3},
+		{"2025-02-28", 6}, {"2024-02-29", 6}, {"2025-09-15", 26}, {"2025-10-01", 28}, {"2025-11-30", 33},
+		{"2025-12-21", 36}, {"2025-12-31", 36},
+	}
+	for _, tc := range tests {
+		if got := Decendio(day(tc.day)); got != tc.want {
+			t.Errorf("Decendio(%s) = %d, want %d", tc.day, got, tc.want)
+		}
+	}
+	if Decendio(time.Time{}) != 0 {
+		t.Error("Decendio(zero) != 0")
+	}
+}
+
+// Tabela 1 (IN 2/2025): 0 ≤ C < 30 → 1; 30 ≤ C < 60 → 2; 60 ≤ C < 90 → 3; C ≥ 90 → 4.
+func TestLevel(t *testing.T) {
+	tests := []struct {
+		pct  float64
+		want int
+	}{{0, 1}, {29.999, 1}, {30, 2}, {59.9, 2}, {60, 3}, {89.99, 3}, {90, 4}, {100, 4}, {math.NaN(), 0}}
+	for _, tc := range tests {
+		if got := Level(tc.pct); got != tc.want {
+			t.Errorf("Level(%v) = %d, want %d", tc.pct, got, tc.want)
+		}
+	}
+}
+
+// Portaria 349/2026 item 6.7.2: "janela de 30 (trinta) dias que antecederam
+// a data de semeadura".
+func TestCellCoverWindowAndFilter(t *testing.T) {
+	sow := day("2024-10-31")
+	mid := (DefaultBareNDTI + DefaultStrawNDTI) / 2 // 50 %
+	at := func(daysBefore int, ndvi, ndti float64) Obs {
+		return Obs{Date: sow.AddDate(0, 0, -daysBefore), NDVI: ndvi, NDTI: ndti}
+	}
+	tests := []struct {
+		name  string
+		obs   []Obs
+		pct   float64
+		n     int
+		ok    bool
+		param Params
+	}{
+		{"day 30 in", []Obs{at(30, 0.2, mid)}, 50, 1, true, Params{}},
+		{"day 31 out", []Obs{at(31, 0.2, mid)}, nan, 0, false, Params{}},
+		{"sowing day out", []Obs{at(0, 0.2, mid)}, nan, 0, false, Params{}},
+		{"day 1 in", []Obs{at(1, 0.2, DefaultStrawNDTI)}, 100, 1, true, Params{}},
+		{"NDVI at threshold dropped", []Obs{at(5, 0.3, mid), at(6, 0.29, DefaultBareNDTI)}, 0, 1, true, Params{}},
+		{"NaN dropped", []Obs{at(5, nan, mid), at(6, 0.2, nan), at(7, 0.2, mid)}, 50, 1, true, Params{}},
+		{"clamp high", []Obs{at(3, 0.2, 0.40)}, 100, 1, true, Params{}},
+		{"clamp low", []Obs{at(3, 0.2, -0.05)}, 0, 1, true, Params{}},
+		{"median of three", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 50, 3, true, Params{}},
+		{"min of three (Zheng)", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 0, 3, true, Params{Estimator: "min"}},
+		{"custom endmembers", []Obs{at(3, 0.2, 0.10)}, 50, 1, true, Params{BareNDTI: 0.02, StrawNDTI: 0.18}},
+		{"custom window 10 days", []Obs{at(11, 0.2, mid)}, nan, 0, false, Params{WindowDays: 10}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pct, n, ok := CellCover(tc.obs, sow, tc.param)
+			if !near(pct, tc.pct, 1e-9) || n != tc.n || ok != tc.ok {
+				t.Errorf("CellCover = %v, %d, %v; want %v, %d, %v", pct, n, ok, tc.pct, tc.n, tc.ok)
+			}
+		})
+	}
+}
+
+func TestMedianSeries(t *testing.T) {
+	d1, d2 := day("2024-01-01"), day("2024-01-06")
+	cells := [][]Obs{
+		{{d1, 0.2, 0.1}, {d2, nan, nan}},
+		{{d1, 0.4, nan}, {d2, 0.5, 0.2}},
+		{{d1.Add(13 * time.Hour), 0.9, 0.3}},
+	}
+	got := MedianSeries(cells)
+	if len(got) != 2 || !near(got[0].NDVI, 0.4, 1e-12) || !near(got[0].NDTI, 0.2, 1e-12) || !near(got[1].NDVI, 0.5, 1e-12) || !near(got[1].NDTI, 0.2, 1e-12) {
+		t.Errorf("MedianSeries = %+v", got)
+	}
+}
+
+// synthSeason builds a clean series: bare soil, one soybean cycle sown on
+// sow (green-up logistic), harvest, then optionally a second crop.
+func cleanSeries(sow time.Time, second bool, from, to time.Time, every int) []Obs {
+	logistic := func(t, mid, k float64) float64 { return 1 / (1 + math.Exp(-(t-mid)/k)) }
+	var out []Obs
+	for d := from; d.Before(to); d = d.AddDate(0, 0, every) {
+		x := d.Sub(sow).Hours() / 24
+		v := 0.2 + 0.7*logistic(x, 32, 5)*(1-logistic(x, 110, 4))
+		if second {
+			v += 0.65 * logistic(x, 150, 5) * (1 - logistic(x, 230, 5))
+		}
+		out = append(out, Obs{Date: d, NDVI: v, NDTI: 0.15})
+	}
+	return out
+}
+
+func TestCyclesAndSowingClean(t *testing.T) {
+	season, _ := ParseSeason("2024/2025", MonthDay{})
+	sow := day("2024-10-20")
+	obs := cleanSeries(sow, true, day("2024-06-01"), day("2025-09-30"), 5)
+	cs := Cycles(obs, season, grid.Soja, Params{})
+	if len(cs) != 2 || cs[0].Kind != KindFirst || !cs[0].Main || cs[1].Kind != KindSecond {
+		t.Fatalf("Cycles = %+v, want 1ª and 2ª safra", cs)
+	}
+	if !(cs[0].Start.Before(cs[0].Peak) && cs[0].Peak.Before(cs[0].End) && cs[0].End.Before(cs[1].Start)) {
+		t.Errorf("cycle dates out of order: %+v", cs)
+	}
+	sw, err := DetectSowing(obs, season, grid.Soja, Params{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := math.Abs(sw.Date.Sub(sow).Hours() / 24); e > 7 || sw.Source != SourceDetected || sw.Decendio != Decendio(sw.Date) {
+		t.Errorf("DetectSowing = %+v, want ~%s detected", sw, sow.Format(time.DateOnly))
+	}
+}
+
+// IN 2/2025 item 2.2: "A classificação do nível de manejo não pode ser
+// realizada se algum dos indicadores não for medido ou informado".
+func TestNoCycleSaysSo(t *testing.T) {
+	season, _ := ParseSeason("2024/2025", MonthDay{})
+	var flat []Obs
+	for d := day("2024-06-01"); d.Before(day("2025-08-01")); d = d.AddDate(0, 0, 5) {
+		flat = append(flat, Obs{Date: d, NDVI: 0.22, NDTI: 0.1})
+	}
+	if _, err := DetectSowing(flat, season, grid.Soja, Params{}); !errors.Is(err, ErrNoCropCycle) {
+		t.Errorf("flat series: err = %v, want ErrNoCropCycle", err)
+	}
+	// A cycle sown in March is outside the soybean window.
+	late := cleanSeries(day("2025-03-10"), false, day("2024-06-01"), day("2025-08-01"), 5)
+	if _, err := DetectSowing(late, season, grid.Soja, Params{}); !errors.Is(err, ErrNoMainCrop) {
+		t.Errorf("March sowing: err = %v, want ErrNoMainCrop", err)
+	}
+}
+
+// cellsFor returns n identical-management cells with straw NDTI before each
+// sowing and a crop cycle per season.
+func cellsFor(sows []time.Time, ndti float64, n int) [][]Obs {
+	var cells [][]Obs
+	for c := 0; c < n; c++ {
+		var all []Obs
+		for _, s := range sows {
+			from := s.AddDate(0, -4, 0)
+			for _, o := range cleanSeries(s, false, from, from.AddDate(1, 0, 0), 5) {
+				if o.NDVI < 0.3 {
+					o.NDTI = ndti
+				}
+				all = append(all, o)
+			}
+		}
+		cells = append(cells, all)
+	}
+	return cells
+}
+
+func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
+	contract, _ := ParseSeason("2026/2027", MonthDay{})
+	sows := []time.Time{day("2023-10-15"), day("2024-10-20"), day("2025-10-25")}
+	ndti := DefaultBareNDTI + 0.75*(DefaultStrawNDTI-DefaultBareNDTI) // 75 %
+	cells := cellsFor(sows, ndti, 4)
+
+	t.Run("detected", func(t *testing.T) {
+		c := Assess(cells, contract, nil, grid.Soja, Params{})
+		if !c.OK || !near(c.Pct, 75, 1e-6) || c.Level != 3 || len(c.Seasons) != 3 {
+			t.Fatalf("Assess = %+v, want C 75 %% level 3", c)
+		}
+		for i, s := range c.Seasons {
+			if s.Sowing.Source != SourceDetected || s.NCells != 4 || s.NObs == 0 {
+				t.Errorf("season %d: %+v", i, s)
+			}
+			if !s.WindowEnd.Equal(s.Sowing.Date) || !s.WindowStart.Equal(s.Sowing.Date.AddDate(0, 0, -30)) {
+				t.Errorf("season %d: window %s..%s for sowing %s", i, s.WindowStart, s.WindowEnd, s.Sowing.Date)
+			}
+		}
+	})
+	t.Run("declared wins", func(t *testing.T) {
+		decl := map[string]Declared{"2024/2025": {FieldID: "f1", Season: "2024/2025", Date: day("2024-11-02"), Crop: grid.Soja, Line: 2}}
+		c := Assess(cells, contract, decl, grid.Soja, Params{})
+		s := c.Seasons[1]
+		if s.Sowing.Source != SourceDeclared || !s.Sowing.Date.Equal(day("2024-11-02")) || s.Sowing.Confidence != 1 || s.Sowing.Decendio != 31 {
+			t.Errorf("declared season: %+v", s.Sowing)
+		}
+		if c.Seasons[0].Sowing.Source != SourceDetected {
+			t.Errorf("undeclared season source %q", c.Seasons[0].Sowing.Source)
+		}
+	})
+	t.Run("missing season leaves C missing", func(t *testing.T) {
+		// Drop every reading of 2024/2025: no cycle, no window.
+		var cut [][]Obs
+		s2 := contract.Assessed()[1]
+		for _, cell := range cells {
+			var kept []Obs
+			for _, o := range cell {
+				if !s2.Contains(o.Date) {
+					kept = append(kept, o)
+				}
+			}
+			cut = append(cut, kept)
+		}
+		c := Assess(cut, contract, nil, grid.Soja, Params{})
+		if c.OK || !math.IsNaN(c.Pct) || c.Level != 0 {
+			t.Fatalf("C = %+v, want missing", c)
+		}
+		if !strings.Contains(c.Reason, "2024/2025") || !strings.Contains(c.Reason, "no sowing date") {
+			t.Errorf("reason %q does not name the season and cause", c.Reason)
+		}
+		if !c.Seasons[0].OK || c.Seasons[1].OK || !c.Seasons[2].OK {
+			t.Errorf("season OK flags %v %v %v, want true false true", c.Seasons[0].OK, c.Seasons[1].OK, c.Seasons[2].OK)
+		}
+	})
+	t.Run("declared date but cloudy window", func(t *testing.T) {
+		decl := map[string]Declared{"2023/2024": {Season: "2023/2024", Date: day("2023-09-01")}}
+		var cut [][]Obs
+		for _, cell := range cells {
+			var kept []Obs
+			for _, o := range cell {
+				if o.Date.Before(day("2023-08-02")) || !o.Date.Before(day("2023-09-01")) {
+					kept = append(kept, o)
+				}
+			}
+			cut = append(cut, kept)
+		}
+		c := Assess(cut, contract, decl, grid.Soja, Params{})
+		if c.OK || c.Seasons[0].OK || !strings.Contains(c.Seasons[0].Reason, "no clear reading") {
+			t.Errorf("season 0 = %+v, want missing with 'no clear reading'", c.Seasons[0])
+		}
+	})
+}
