@@ -91,10 +91,10 @@ type Asset struct {
 
 // Problem is an item, asset or file that could not be used, and why.
 type Problem struct {
-	Item   string // item id ("" when the item has no id: see Source)
-	Asset  string // asset key, "" for item-level problems
-	Reason string // short reason, also the key in Stats.Skipped
-	Detail string // the error text
+	Item   string `json:"item"`            // item id ("" when the item has no id)
+	Asset  string `json:"asset,omitempty"` // asset key, "" for item-level problems
+	Reason string `json:"reason"`          // short reason, also the key in Stats.Skipped
+	Detail string `json:"detail,omitempty"`
 }
 
 func (p Problem) Error() string {

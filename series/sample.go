@@ -63,19 +63,20 @@ var CloudConfig = []string{
 
 // Gap is the temporal check of IN 6.5 for one talhão.
 type Gap struct {
-	Scenes      int // distinct scene dates selected for the talhão
-	UsableDates int // dates with at least one cell with a valid NDVI
+	Scenes      int `json:"scenes"`       // distinct scene dates selected for the talhão
+	UsableDates int `json:"usable_dates"` // dates with at least one cell with a valid NDVI
 	// LargestGapDays is the largest number of days between consecutive
 	// usable dates (0 with fewer than two); GapFrom/GapTo bound it.
-	LargestGapDays int
-	GapFrom, GapTo time.Time
+	LargestGapDays int       `json:"largest_gap_days"`
+	GapFrom        time.Time `json:"gap_from"`
+	GapTo          time.Time `json:"gap_to"`
 	// RevisitDays is the median interval between consecutive scene dates,
 	// clouds or not: the archive's revisit.
-	RevisitDays float64
+	RevisitDays float64 `json:"revisit_days"`
 	// Coarse is true when RevisitDays is over 16 (IN 6.5 asks for a
 	// temporal resolution of at least 16 days) or fewer than two scenes
 	// were found.
-	Coarse bool
+	Coarse bool `json:"coarse"`
 }
 
 // Stats is the run report of Sample.
