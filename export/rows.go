@@ -14,7 +14,9 @@ import (
 //
 // Dates are Date values (days since 1970-01-01) stored with the Parquet DATE
 // logical type (INT32). Pointer fields are optional (nullable) columns: nil
-// means "missing", never zero.
+// means "missing", never zero. Optional strings are *string too (OptString):
+// parquet-go v0.32.0 writes a zero string after a non-null one as "" instead
+// of null when the field is a plain string.
 
 // CellRow is one quadrícula of a talhão (cells.parquet, GeoParquet 1.1).
 type CellRow struct {
@@ -51,7 +53,7 @@ type ObsRow struct {
 	ItemID     string   `parquet:"item_id,dict" doc:"STAC item id of the scene"`
 	NDVI       *float32 `parquet:"ndvi,optional" unit:"-1..1" doc:"(NIR − Red)/(NIR + Red) at the cell centre; null when masked"`
 	NDTI       *float32 `parquet:"ndti,optional" unit:"-1..1" doc:"(SWIR1 − SWIR2)/(SWIR1 + SWIR2) at the cell centre; null when masked"`
-	MaskReason string   `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear"`
+	MaskReason *string  `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear"`
 }
 
 // EventRow is one dated soil-revolving event of a talhão (events.parquet),
@@ -64,7 +66,7 @@ type EventRow struct {
 	CellFraction   float64 `parquet:"cell_fraction" unit:"0..1" doc:"share of the talhão's cells that broke"`
 	NCells         int32   `parquet:"n_cells" doc:"number of cells that broke"`
 	MagnitudeSigma float32 `parquet:"magnitude_sigma" unit:"σ" doc:"median break size in historical standard deviations"`
-	Operation      string  `parquet:"operation,optional,dict" doc:"operation type when known (ARAÇÃO, GRADAGEM, SUBSOLAGEM, ESCARIFICAÇÃO); null otherwise"`
+	Operation      *string `parquet:"operation,optional,dict" doc:"operation type when known (ARAÇÃO, GRADAGEM, SUBSOLAGEM, ESCARIFICAÇÃO); null otherwise"`
 }
 
 // SeasonRow is one agricultural year of a talhão (seasons.parquet): the
@@ -74,7 +76,7 @@ type SeasonRow struct {
 	Season           string   `parquet:"season,dict" doc:"agricultural year, e.g. 2024/25 (July–June)"`
 	Crop             string   `parquet:"crop,dict" doc:"main crop: soja or milho"`
 	SowingDate       *Date    `parquet:"sowing_date,date" doc:"sowing date of the main crop; null when neither declared nor detected"`
-	SowingSource     string   `parquet:"sowing_source,optional,dict" doc:"declared (CSV) or detected; null when unknown"`
+	SowingSource     *string  `parquet:"sowing_source,optional,dict" doc:"declared (CSV) or detected; null when unknown"`
 	SowingConfidence *float32 `parquet:"sowing_confidence,optional" unit:"0..1" doc:"confidence of a detected sowing date; null when declared or unknown"`
 	Decendio         *int32   `parquet:"decendio,optional" unit:"1..36" doc:"ZARC decendio (10-day period of the year) of the sowing date"`
 	WindowStart      *Date    `parquet:"window_start,date" doc:"first day of the pre-sowing window (Portaria 349, 6.7)"`
@@ -83,7 +85,7 @@ type SeasonRow struct {
 	CoverPct         *float64 `parquet:"cover_pct,optional" unit:"%" doc:"straw cover before sowing, 0–100; null when it could not be read"`
 	NCells           int32    `parquet:"n_cells" doc:"cells with at least one clear observation in the window"`
 	NObs             int32    `parquet:"n_obs" doc:"clear observations used in the window"`
-	Reason           string   `parquet:"reason,optional" doc:"why cover_pct or sowing_date is missing; null when present"`
+	Reason           *string  `parquet:"reason,optional" doc:"why cover_pct or sowing_date is missing; null when present"`
 }
 
 // CycleRow is one crop cycle detected in a talhão (cycles.parquet), the
@@ -92,7 +94,7 @@ type CycleRow struct {
 	FieldID   string   `parquet:"field_id,dict" doc:"talhão id"`
 	Season    string   `parquet:"season,dict" doc:"agricultural year the cycle belongs to"`
 	Cycle     int32    `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra"`
-	Crop      string   `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
+	Crop      *string  `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
 	StartDate Date     `parquet:"start_date,date" doc:"start of the cycle (sowing / green-up)"`
 	EndDate   Date     `parquet:"end_date,date" doc:"end of the cycle (harvest / senescence)"`
 	PeakNDVI  *float32 `parquet:"peak_ndvi,optional" unit:"-1..1" doc:"median over cells of the cycle's maximum NDVI"`
@@ -159,6 +161,15 @@ func OptDate(t time.Time) *Date {
 	}
 	d := DateOf(t)
 	return &d
+}
+
+// OptString returns &s, or nil when s is empty, for the nullable string
+// columns.
+func OptString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // Time returns the date at UTC midnight.

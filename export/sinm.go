@@ -174,10 +174,10 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 			continue
 		}
 		m := Manejo{Data: e.Date.String(), Operacao: OperacaoRevolvimento}
-		if e.Operation != "" {
-			op := strings.ToUpper(e.Operation)
+		if e.Operation != nil {
+			op := strings.ToUpper(*e.Operation)
 			if !slices.Contains(TiposOperacao, op) {
-				return fail(fmt.Errorf("event %s: %w: operation %q not one of %s", e.Date, ErrBadValue, e.Operation, strings.Join(TiposOperacao, ", ")))
+				return fail(fmt.Errorf("event %s: %w: operation %q not one of %s", e.Date, ErrBadValue, *e.Operation, strings.Join(TiposOperacao, ", ")))
 			}
 			m.TipoOperacao = op
 		}
@@ -235,7 +235,7 @@ func buildIndices(id string, in PayloadInput, codes SatelliteCodes) ([]Indice, e
 	}
 	obs := make([]ObsRow, 0, len(in.Observations))
 	for _, o := range in.Observations {
-		if o.FieldID == id && o.MaskReason == "" && o.NDVI != nil && o.NDTI != nil {
+		if o.FieldID == id && o.MaskReason == nil && o.NDVI != nil && o.NDTI != nil {
 			obs = append(obs, o)
 		}
 	}
