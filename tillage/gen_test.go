@@ -21,6 +21,7 @@ type phenoGen struct {
 	revisit int
 	last    *pheno.Scenario // last scenario drawn
 	truth   []time.Time
+	border  time.Time // date of the last border-only tillage
 }
 
 var (
@@ -72,6 +73,8 @@ func (g *phenoGen) truthDates(s *pheno.Scenario) []time.Time {
 	return out
 }
 
+func (g *phenoGen) borderDate() time.Time { return g.border }
+
 func (g *phenoGen) strawDrop(i int) float64 {
 	t := g.truth[i]
 	_, before, _ := g.last.Fractions(t.AddDate(0, 0, -1))
@@ -94,7 +97,8 @@ func (g *phenoGen) talhao(rng *rand.Rand, till, borderOnly bool, nInt, nBorder i
 		// Headland revolving only (IN 2.3 III), some weeks before a sowing.
 		mains := s.MainCycles()
 		c := mains[1+rng.IntN(len(mains)-2)]
-		border = s.WithTillage(pheno.Tillage{Date: c.Sowing.AddDate(0, 0, -5-rng.IntN(20)), Kind: "GRADAGEM", Retention: 0.15})
+		g.border = c.Sowing.AddDate(0, 0, -5-rng.IntN(20))
+		border = s.WithTillage(pheno.Tillage{Date: g.border, Kind: "GRADAGEM", Retention: 0.15})
 	}
 	dates := pheno.Revisit(genStart, genEnd, g.revisit)
 	// Cell 0 carries the scene's clouds; the other cells share them.
