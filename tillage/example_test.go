@@ -30,6 +30,40 @@ func ExampleDetectCell() {
 	// break 2024-09-10 (between 2024-09-05 and 2024-09-10), soil fraction 0.00 → 1.01
 }
 
+// A talhão of four interior cells and two headland cells: the interior is
+// harrowed between the 2024-09-04 and 2024-09-09 passes; the headland (border)
+// cells are revolved a month
+// earlier on their own, which IN 2.3 III allows and which is no event.
+func ExampleDetect() {
+	start := time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC)
+	series := func(tilled time.Time) []tillage.Obs {
+		var obs []tillage.Obs
+		for d := start; d.Before(start.AddDate(0, 4, 0)); d = d.AddDate(0, 0, 5) {
+			o := tillage.Obs{Date: d, NDVI: 0.20, NDTI: 0.24} // straw
+			if !d.Before(tilled) {
+				o.NDVI, o.NDTI = 0.16, 0.06 // bare oxisol
+			}
+			obs = append(obs, o)
+		}
+		return obs
+	}
+	interior, headland := start.AddDate(0, 0, 70), start.AddDate(0, 0, 40)
+	var cells []tillage.Cell
+	for i := 0; i < 6; i++ {
+		c := tillage.Cell{ID: fmt.Sprint(i), Obs: series(interior)}
+		if i >= 4 {
+			c.Border, c.Obs = true, series(headland)
+		}
+		cells = append(cells, c)
+	}
+	for _, e := range tillage.Detect(cells, tillage.DefaultParams()) {
+		fmt.Printf("event %s (after %s), %d of 6 cells, %d interior\n",
+			e.Date.Format(time.DateOnly), e.Before.Format(time.DateOnly), e.NCells, e.NInterior)
+	}
+	// Output:
+	// event 2024-09-09 (after 2024-09-04), 4 of 6 cells, 4 interior
+}
+
 // T from the last talhão event, and a censored T when there is none.
 func ExampleYears() {
 	ev := []tillage.Event{{Date: time.Date(2019, 9, 20, 0, 0, 0, 0, time.UTC)}}
