@@ -31,9 +31,9 @@ func ExampleDetectCell() {
 }
 
 // A talhão of four interior cells and two headland cells: the interior is
-// harrowed between the 2024-09-04 and 2024-09-09 passes; the headland (border)
-// cells are revolved a month
-// earlier on their own, which IN 2.3 III allows and which is no event.
+// harrowed between the 2024-09-04 and 2024-09-09 passes; the headland
+// (border) cells are revolved a month earlier on their own, which IN 2.3 III
+// allows and which is no event.
 func ExampleDetect() {
 	start := time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC)
 	series := func(tilled time.Time) []tillage.Obs {
