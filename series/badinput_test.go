@@ -262,3 +262,32 @@ func TestCollapsePrefersValid(t *testing.T) {
 		t.Errorf("collapse = %+v, want a from t2 (valid, smaller id), b from t1", out)
 	}
 }
+
+func TestMODISEligibility(t *testing.T) {
+	dir := t.TempDir()
+	spec := sceneSpec{collection: "modis-13Q1-061", srs: sinusoidal, x0: -6064553.374, y0: -1302586.208, res: 231.656,
+		assets: []assetSpec{
+			{key: "250m_16_days_NDVI", dtype: godal.Int16, background: 5000},
+			{key: "250m_16_days_pixel_reliability", dtype: godal.Byte, background: 0},
+		},
+		cells: []cellSpec{{2, 3, nil}, {9, 4, nil}, {5, 12, nil}},
+	}
+	it, pts := spec.build(t, dir, "m", "2024-01-01T00:00:00Z")
+	writeJSON(t, filepath.Join(dir, "catalog.json"), collection(it))
+	eligible := fieldAround("big", 0.001, pts...)
+	eligible.Cells[1].MODIS = false // its MODIS pixel leaves the talhão
+	small := fieldAround("small", 0.001, pts...)
+	small.MODISEligible = false
+	obs, st := sampleDir(t, filepath.Join(dir, "catalog.json"), []grid.Grid{eligible, small}, Options{})
+	if len(obs) != 2 || obs[0].FieldID != "big" || obs[1].FieldID != "big" || obs[0].CellID != "a" || obs[1].CellID != "c" {
+		t.Errorf("obs %+v, want big/a and big/c only", obs)
+	}
+	if st.Skipped["modis-ineligible-cell"] != 1 || st.Skipped["modis-ineligible-field"] != 3 {
+		t.Errorf("skipped %v, want 1 ineligible cell and 3 cells of an ineligible field", st.Skipped)
+	}
+	for _, o := range obs {
+		if !near(float64(o.NDVI), 0.5) || !math.IsNaN(float64(o.NDTI)) {
+			t.Errorf("obs %+v, want NDVI 0.5 and no NDTI", o)
+		}
+	}
+}

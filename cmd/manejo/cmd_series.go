@@ -232,7 +232,7 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func obsRow(ob series.Obs) export.ObsRow {
-	r := export.ObsRow{FieldID: ob.FieldID, CellID: ob.CellID, Date: export.DateOf(ob.Date), Collection: ob.Collection, ItemID: ob.ItemID, MaskReason: ob.Mask}
+	r := export.ObsRow{FieldID: ob.FieldID, CellID: ob.CellID, Date: export.DateOf(ob.Date), Collection: ob.Collection, ItemID: ob.ItemID, MaskReason: export.OptString(ob.Mask)}
 	if v := ob.NDVI; !math.IsNaN(float64(v)) {
 		r.NDVI = &v
 	}
