@@ -36,24 +36,30 @@ type Params struct {
 	// the pre-break level may reach, in days. Default 30.
 	PreWindowDays int
 	// ConfirmObs is how many clear observations after the first post-break
-	// one must also show bare soil before a break is accepted: a single-date
-	// unflagged cloud or shadow is never enough. Default 1.
+	// one must also show exposed ground (the soil share of the ground not
+	// hidden by canopy at or above the gate, canopy ≤ 0.6) before a break is
+	// accepted: a single-date unflagged cloud or shadow is never enough.
+	// Default 1.
 	ConfirmObs int
 	// PersistObs is how many clear observations, from the first post-break
-	// one up to the next green-up (green > MaxGreen) and within 60 days, are
-	// examined for persistence: their median soil fraction must stay at
-	// exposed soil, since buried straw does not come back before the next
-	// crop. Default 5.
+	// one up to the next green-up (green > 0.6) and within 60 days, form the
+	// post-break level: their median ground soil share must stay at exposed
+	// soil, since buried straw does not come back before the next crop.
+	// Default 5.
 	PersistObs int
 
 	// Soil, Straw and Green are the endmembers each clear observation is
-	// unmixed into (bare oxisol, dry crop straw, green canopy). Defaults:
-	// the mid-points of NDVI 0.15–0.25 / NDTI 0.00–0.07 (soil), NDVI
-	// 0.15–0.30 / NDTI 0.15–0.30 (straw) and NDVI 0.75–0.90 / NDTI 0.30–0.40
-	// (green), with typical band brightness (see Endmember).
+	// unmixed into (bare oxisol, dry crop straw, green canopy). Defaults are
+	// typical Sentinel-2/Landsat surface reflectances (Daughtry et al. 2005,
+	// van Deventer et al. 1997, Zheng et al. 2012; the spectra
+	// internal/pheno uses): soil NDVI 0.152 / NDTI 0.053, straw 0.20 / 0.241,
+	// green 0.856 / 0.375, inside the usual ranges (oxisol NDVI 0.15–0.25,
+	// NDTI 0.00–0.07; straw 0.15–0.30, 0.15–0.30; canopy 0.75–0.90,
+	// 0.30–0.40).
 	Soil, Straw, Green Endmember
-	// BareSoilMin is the soil fraction (0..1) at or above which an
-	// observation counts as exposed soil. Default 0.6.
+	// BareSoilMin is the soil-fraction gate (0..1) for a break that follows
+	// a canopy (green ≥ 0.2 within 45 days): harvest, desiccation and weed
+	// dry-out expose soil too, so only bare soil counts then. Default 0.7.
 	BareSoilMin float64
 	// ExposedMin is the lower soil-fraction gate (0..1) used when no green
 	// canopy was seen in the 45 days before a candidate break: chiselling
@@ -66,12 +72,13 @@ type Params struct {
 	MaxGreen float64
 	// Outside is how far (in fraction units) an observation may fall outside
 	// the endmember triangle before it is treated as unflagged residue
-	// (cloud, haze, shadow, water) and skipped. Default 0.6.
+	// (cloud, haze, shadow, water) and skipped. Default 0.2.
 	Outside float64
 
-	// WindowDays is the talhão window: cell breaks dated within this many
-	// days of each other belong to one event. Default 16 (one MODIS
-	// composite, one Landsat revisit, about three Sentinel-2 revisits).
+	// WindowDays is the talhão window: a cell agrees with a candidate break
+	// dated D when its own first post-break observation is within this many
+	// days after D. Default 16 (one MODIS composite, one Landsat revisit,
+	// about three Sentinel-2 revisits).
 	WindowDays int
 	// CellK is the per-cell threshold (in standard errors, as K) for a cell
 	// to agree with a talhão candidate break already found at K in the
@@ -79,8 +86,8 @@ type Params struct {
 	// Gaussian tail 2·10⁻⁴ per test; 3 let noise-driven agreement of half
 	// the cells through on the harness, docs/tillage.md).
 	CellK float64
-	// MinCellFraction is the share of interior cells (0..1] that must break
-	// within one window for a talhão event. Default 0.5.
+	// MinCellFraction is the share of interior cells (0..1] that must agree
+	// with a candidate for a talhão event. Default 0.5.
 	MinCellFraction float64
 }
 
@@ -148,18 +155,20 @@ func (p Params) Validate() error {
 // after it, and Date equals After: the change happened in (Before, After].
 type Break struct {
 	Date, Before, After time.Time
-	// MagnitudeSigma is the change in units of the series' robust σ. For
-	// tillage breaks (DetectCell) it is the rise of the bare-soil fraction,
-	// always positive; for generic breaks (Breaks) it is signed, negative for
-	// a drop.
+	// MagnitudeSigma is the size of the change. For tillage breaks
+	// (DetectCell) it is z, the rise of the soil level in standard errors
+	// σ·√(1/npre + 1/npost), always > K; for generic breaks (Breaks) it is
+	// (PostLevel − PreLevel)/σ, signed, negative for a drop.
 	MagnitudeSigma float64
-	// Sigma is the robust standard deviation of the series' observation-to-
-	// observation changes (1.4826·MAD), floored at Params.MinSigma, in the
-	// units of the series (fraction for DetectCell, input units for Breaks).
+	// Sigma is the robust standard deviation of one observation around the
+	// series' local trend (1.4826·MAD, see robustSigma), floored at
+	// Params.MinSigma, in the units of the series (soil fraction for
+	// DetectCell, input units for Breaks).
 	Sigma float64
-	// PreLevel and PostLevel are the levels compared: median of the
-	// pre-break observations, mean of the post-break ones (the first and its
-	// confirmations). Soil fraction for DetectCell, input units for Breaks.
+	// PreLevel and PostLevel are the levels compared. DetectCell: median
+	// soil fraction of up to PreObs observations before, median ground soil
+	// share of up to PersistObs observations from the break. Breaks: median
+	// before, mean of the first ConfirmObs+1 observations after.
 	PreLevel, PostLevel float64
 }
 
@@ -248,14 +257,16 @@ type clearObs struct {
 }
 
 // DetectCell finds the tillage breaks of one cell (Portaria 349, 6.8):
-// structural breaks in the bare-soil fraction whose rise exceeds K times the
-// cell's own historical σ, validated by NDTI (the unmixed soil fraction is
-// driven by NDTI, since soil and straw share an NDVI): the first post-break
-// observation shows exposed soil (soil fraction ≥ BareSoilMin) with little
-// canopy (green ≤ MaxGreen), and the next ConfirmObs clear observations
-// still show exposed soil. Harvest and desiccation turn green into straw,
-// not soil, and do not fire; green-up lowers the soil fraction; a single
-// unflagged cloud is not confirmed. Observations with a NaN index, or far
+// structural breaks in the bare-soil fraction whose rise exceeds K standard
+// errors computed from the cell's own historical σ, validated by NDTI (the
+// unmixed soil fraction is driven by NDTI, since soil and straw share an
+// NDVI): the first post-break observation shows exposed soil (soil fraction
+// ≥ ExposedMin, or ≥ BareSoilMin when a canopy was seen in the 45 days
+// before) with little canopy (green ≤ MaxGreen), the next ConfirmObs clear
+// observations still show exposed ground, and the bare spell stays exposed.
+// Harvest and desiccation turn green into straw, not soil, and do not fire;
+// green-up lowers the soil fraction; a single unflagged cloud is not
+// confirmed. Observations with a NaN index, or far
 // outside the endmember triangle, are skipped. obs need not be sorted;
 // dates are used as given. The result is in date order; nil when there is
 // no break or the parameters are invalid.
@@ -292,9 +303,10 @@ func prepare(obs []Obs, p Params, u unmixer) []clearObs {
 
 // Breaks is the generic univariate detector (no NDTI validation): it finds
 // level shifts in values (any index, e.g. NDVI) larger than K times the
-// series' robust σ of observation-to-observation changes, confirmed by the
-// next ConfirmObs clear observations lying beyond the threshold on the same
-// side. NaN values are skipped; dates and values must have equal length
+// series' robust σ: the first post-break observation and the next
+// ConfirmObs clear ones all lie beyond K·σ from the pre-break level (median
+// of up to PreObs observations within PreWindowDays), on the same side. The
+// next break is sought from PreObs observations later. NaN values are skipped; dates and values must have equal length
 // (nil otherwise). Each Break's MagnitudeSigma is signed (negative for a
 // drop). It is not a tillage detector: a harvest is a break here.
 func Breaks(dates []time.Time, values []float64, p Params) []Break {
@@ -505,7 +517,7 @@ func scanGeneric(cs []clearObs, p Params) []Break {
 	sigma := robustSigma(cs, p.MinSigma, buf)
 	var out []Break
 	for j := 1; j+p.ConfirmObs < n; j++ {
-		preLvl, npre := preLevel(cs, j, p, buf)
+		preLvl, _ := preLevel(cs, j, p, buf)
 		postLvl := 0.0
 		ok := true
 		dir := cs[j].value > preLvl
@@ -522,7 +534,6 @@ func scanGeneric(cs []clearObs, p Params) []Break {
 		}
 		npost := p.ConfirmObs + 1
 		postLvl /= float64(npost)
-		_ = npre
 		out = append(out, Break{
 			Date: cs[j].date, Before: cs[j-1].date, After: cs[j].date,
 			MagnitudeSigma: (postLvl - preLvl) / sigma, Sigma: sigma, PreLevel: preLvl, PostLevel: postLvl,
