@@ -463,3 +463,47 @@ func TestAgreesWithGdaldemReal(t *testing.T) {
 	}
 	compareGdaldem(t, oneSec, 32614, lonLatHexagons(t, 700, centres))
 }
+
+// TestFieldConcurrent: Field is safe for concurrent use on one DEM and gives
+// the same results as sequential calls (run with -race in CI).
+func TestFieldConcurrent(t *testing.T) {
+	const lon0, lat0, tile = -48.0, -15.0, 0.05
+	vrt := mosaic(t, t.TempDir(), lon0, lat0, tile)
+	fields := randomFields(64, lon0, lat0, 2*tile)
+	d, err := Open(context.Background(), vrt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	want := make([]float64, len(fields))
+	for i, f := range fields {
+		r, err := d.Field(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = r.MeanPct
+	}
+	got := make([]float64, len(fields))
+	done := make(chan struct{})
+	for w := range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := w; i < len(fields); i += 4 {
+				r, err := d.Field(context.Background(), fields[i])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				got[i] = r.MeanPct
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	for i := range fields {
+		if got[i] != want[i] {
+			t.Errorf("talhão %s: concurrent %v, sequential %v", fields[i].ID, got[i], want[i])
+		}
+	}
+}

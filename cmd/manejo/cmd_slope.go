@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/storage"
 	"github.com/manejo/manejo/slope"
 )
 
@@ -73,6 +74,9 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--jobs %d: want at least 1", *jobs)
 	}
 
+	// s3:// DEMs and talhões go through GDAL's /vsis3/ with the same AWS
+	// settings as the SDK (endpoint, path style, region).
+	storage.SetGDALEnv()
 	d, err := slope.Open(ctx, *dem)
 	if err != nil {
 		return err
