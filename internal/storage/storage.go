@@ -405,3 +405,40 @@ func Remove(ctx context.Context, loc string) error {
 	}
 	return nil
 }
+
+// SetGDALEnv exports GDALConfig as environment variables, which GDAL reads as
+// configuration options, so that every /vsis3/ open in the process (OGR,
+// rasters) uses the same S3 settings as the SDK. Variables already set are
+// left alone: an operator's explicit GDAL setting wins.
+func SetGDALEnv() {
+	for k, v := range GDALConfig() {
+		if _, set := os.LookupEnv(k); !set {
+			os.Setenv(k, v)
+		}
+	}
+}
+
+// Download copies every object under prefix (an S3 prefix or a local
+// folder) into the local folder dir, keeping relative paths, and returns
+// dir. A local prefix is returned as is, without copying.
+func Download(ctx context.Context, prefix, dir string) (string, error) {
+	if KindOf(prefix) == Local {
+		return prefix, nil
+	}
+	files, err := List(ctx, prefix)
+	if err != nil {
+		return "", err
+	}
+	base := strings.TrimRight(prefix, "/") + "/"
+	for _, f := range files {
+		rel := strings.TrimPrefix(f, base)
+		b, err := ReadFile(ctx, f)
+		if err != nil {
+			return "", err
+		}
+		if err := WriteFile(ctx, filepath.Join(dir, filepath.FromSlash(rel)), b); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}

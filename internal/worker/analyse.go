@@ -99,7 +99,11 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	sensors := map[string]bool{}
 	var first, last time.Time
 	for _, o := range obs {
-		r := export.ObsRow{FieldID: id, CellID: o.CellID, Date: export.DateOf(o.Date), Collection: o.Collection, ItemID: o.ItemID, MaskReason: o.Mask}
+		r := export.ObsRow{FieldID: id, CellID: o.CellID, Date: export.DateOf(o.Date), Collection: o.Collection, ItemID: o.ItemID}
+		if o.Mask != "" {
+			m := o.Mask
+			r.MaskReason = &m
+		}
 		if valid(o.NDVI) {
 			v := o.NDVI
 			r.NDVI = &v
@@ -157,7 +161,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 		for _, e := range kept {
 			out.Events = append(out.Events, export.EventRow{
 				FieldID: id, Date: export.DateOf(e.Date), Before: export.DateOf(e.Before), After: export.DateOf(e.After),
-				CellFraction: e.CellFraction, NCells: int32(e.NCells), MagnitudeSigma: float32(e.MagnitudeSigma), Operation: e.Operation,
+				CellFraction: e.CellFraction, NCells: int32(e.NCells), MagnitudeSigma: float32(e.MagnitudeSigma), Operation: export.OptString(e.Operation),
 			})
 		}
 		tres = tillage.Years(kept, first, cfg.AsOf)
@@ -193,10 +197,10 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	}
 	cres := coverage.Assess(ccells, cfg.Season, declared, g.Field.Crop, cfg.Coverage)
 	for i, sc := range cres.Seasons {
-		row := export.SeasonRow{FieldID: id, Season: sc.Season.Label, Crop: string(g.Field.Crop), NCells: int32(sc.NCells), NObs: int32(sc.NObs), Reason: sc.Reason}
+		row := export.SeasonRow{FieldID: id, Season: sc.Season.Label, Crop: string(g.Field.Crop), NCells: int32(sc.NCells), NObs: int32(sc.NObs), Reason: export.OptString(sc.Reason)}
 		if !sc.Sowing.Date.IsZero() {
 			row.SowingDate = export.OptDate(sc.Sowing.Date)
-			row.SowingSource = sc.Sowing.Source
+			row.SowingSource = export.OptString(sc.Sowing.Source)
 			if sc.Sowing.Source != coverage.SourceDeclared {
 				row.SowingConfidence = ptr(float32(sc.Sowing.Confidence))
 			}
@@ -211,7 +215,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 		out.Seasons = append(out.Seasons, row)
 		for _, cy := range sc.Cycles {
 			out.Cycles = append(out.Cycles, export.CycleRow{
-				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Crop: cycleCrop(cy, g.Field.Crop),
+				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Crop: export.OptString(cycleCrop(cy, g.Field.Crop)),
 				StartDate: export.DateOf(cy.Start), EndDate: export.DateOf(cy.End), PeakNDVI: ptr(float32(cy.PeakNDVI)),
 			})
 		}

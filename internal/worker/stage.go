@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -316,6 +316,13 @@ func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name stri
 // cleanup removes the staging files of a published shard. Failures to
 // remove are harmless (a later run ignores stale staging with another hash).
 func (s *stage) cleanup(ctx context.Context, nb int) {
+	if storage.KindOf(s.in.cfg.Out) == storage.Local {
+		sh := s.in.cfg.Shard
+		staging := storage.Join(s.in.cfg.Out, "_staging")
+		_ = os.RemoveAll(storage.Join(staging, fmt.Sprintf("part-%05d-of-%05d", sh.Index, max(sh.Count, 1))))
+		_ = os.Remove(staging) // only when no other shard is still staging
+		return
+	}
 	for b := 0; b < nb; b++ {
 		files, err := storage.List(ctx, s.stagingDir(b))
 		if err != nil {
@@ -355,4 +362,3 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
-var _ = errors.New

@@ -1,0 +1,13 @@
+// Package report writes the analyst report of a finished manejo output: one
+// self-contained HTML file (no network requests, plots inline as SVG) with a
+// sortable summary table of every talhão and, per talhão, a map of its cells
+// coloured by pre-sowing straw cover, the NDVI and NDTI series (median over
+// cells with the inter-quartile band) with tillage events, crop cycles,
+// sowing dates and pre-sowing windows marked, and the slope figures.
+//
+// Observations are streamed: the report never holds more than one talhão's
+// observations per part file, so it scales to thousands of talhões.
+//
+// Inputs: the datasets written by export (read through export.Scan and
+// export.Read) in a local folder; the CLI mirrors an s3:// output first.
+package report

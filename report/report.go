@@ -1,0 +1,433 @@
+package report
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"io/fs"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/encoding/wkb"
+
+	"github.com/manejo/manejo/coverage"
+	"github.com/manejo/manejo/export"
+)
+
+// Options tune Write. The zero value means the defaults.
+type Options struct {
+	// Title heads the page; default "manejo report".
+	Title string
+	// Coverage are the straw-cover parameters used to colour the cells of
+	// the maps (the talhão figures come from seasons.parquet, not from
+	// here); zero means coverage defaults.
+	Coverage coverage.Params
+	// Generated is the time printed in the page footer; zero leaves it out
+	// (so tests get stable output).
+	Generated time.Time
+}
+
+// Stats says what a report holds.
+type Stats struct {
+	Talhoes      int
+	Observations int64
+	Bytes        int64
+}
+
+// Write renders the report of the output folder fsys (as written by manejo
+// run) to w. It reads indicators, seasons, cycles, events and cells whole
+// (they are small) and streams the observations one talhão at a time.
+func Write(ctx context.Context, w io.Writer, fsys fs.FS, o Options) (Stats, error) {
+	if o.Title == "" {
+		o.Title = "manejo report"
+	}
+	var st Stats
+	inds, err := export.ReadDataset[export.IndicatorRow](fsys)
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	sort.Slice(inds, func(i, j int) bool { return inds[i].FieldID < inds[j].FieldID })
+	seasons, err := optional(export.ReadDataset[export.SeasonRow](fsys))
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	cycles, err := optional(export.ReadDataset[export.CycleRow](fsys))
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	events, err := optional(export.ReadDataset[export.EventRow](fsys))
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	cells, err := optional(export.ReadDataset[export.CellRow](fsys))
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	byField := func() map[string]*fieldData {
+		m := map[string]*fieldData{}
+		get := func(id string) *fieldData {
+			if m[id] == nil {
+				m[id] = &fieldData{}
+			}
+			return m[id]
+		}
+		for _, r := range seasons {
+			get(r.FieldID).seasons = append(get(r.FieldID).seasons, r)
+		}
+		for _, r := range cycles {
+			get(r.FieldID).cycles = append(get(r.FieldID).cycles, r)
+		}
+		for _, r := range events {
+			get(r.FieldID).events = append(get(r.FieldID).events, r)
+		}
+		for _, r := range cells {
+			get(r.FieldID).cells = append(get(r.FieldID).cells, r)
+		}
+		return m
+	}()
+	run := readRun(fsys)
+
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<16)
+	writeHead(bw, o, run, inds)
+	writeSummary(bw, inds)
+
+	streams, err := openObsStreams(ctx, fsys)
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	defer streams.close()
+	for _, ind := range inds {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		obs, err := streams.next(ind.FieldID)
+		if err != nil {
+			return st, fmt.Errorf("report: %w", err)
+		}
+		st.Observations += int64(len(obs))
+		fd := byField[ind.FieldID]
+		if fd == nil {
+			fd = &fieldData{}
+		}
+		writeSection(bw, ind, fd, obs, o)
+		st.Talhoes++
+	}
+	writeFoot(bw, o)
+	if err := bw.Flush(); err != nil {
+		return st, fmt.Errorf("report: write: %w", err)
+	}
+	st.Bytes = cw.n
+	return st, nil
+}
+
+// optional turns a missing dataset into no rows.
+func optional[T any](rows []T, err error) ([]T, error) {
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return rows, err
+}
+
+type fieldData struct {
+	seasons []export.SeasonRow
+	cycles  []export.CycleRow
+	events  []export.EventRow
+	cells   []export.CellRow
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// runInfo is what the report shows of run.json.
+type runInfo struct {
+	Version    string            `json:"version"`
+	Parameters map[string]string `json:"parameters"`
+	Counts     map[string]int64  `json:"counts"`
+	Skipped    map[string]int64  `json:"skipped_scenes"`
+}
+
+func readRun(fsys fs.FS) []runInfo {
+	var out []runInfo
+	names := []string{"run.json"}
+	if m, _ := fs.Glob(fsys, "run/part-*.json"); len(m) > 0 {
+		names = m
+	}
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			continue
+		}
+		var r runInfo
+		if json.Unmarshal(b, &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+const style = `body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1f2328;background:#fff}
+header,main,footer{max-width:1180px;margin:0 auto;padding:0 20px}
+h1{font-size:22px;margin:18px 0 4px}h2{font-size:18px;margin:0 0 6px}
+.muted{color:#656d76}table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;position:sticky;top:0;cursor:pointer;user-select:none;white-space:nowrap}
+th[aria-sort=ascending]::after{content:" ▲"}th[aria-sort=descending]::after{content:" ▼"}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.lv{display:inline-block;min-width:1.6em;text-align:center;border-radius:3px;color:#fff;font-weight:600}
+.lv1{background:#cf222e}.lv2{background:#bc4c00}.lv3{background:#9a6700}.lv4{background:#1a7f37}.lv0{background:#8c959f}
+.st-ok{color:#1a7f37}.st-partial{color:#9a6700}.st-failed{color:#cf222e}
+section.field{border-top:2px solid #d0d7de;padding:14px 0;content-visibility:auto;contain-intrinsic-size:auto 720px}
+.figs{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+.facts{font-size:13px}.facts td{border:none;padding:1px 8px 1px 0}
+svg text{font:11px system-ui,sans-serif;fill:#1f2328}svg .frame{fill:none;stroke:#8c959f}
+svg .grid{stroke:#d0d7de;stroke-width:.6}svg .mtick{stroke:#8c959f;stroke-width:.6}
+svg .yl{text-anchor:end}svg .xl{text-anchor:middle}svg .axis{font-weight:600;text-anchor:middle}
+svg .win{fill:#fb8f44;fill-opacity:.22}svg .cyc{fill:#1a7f37;fill-opacity:.45}
+svg .sow{stroke:#0969da;stroke-width:1.2;stroke-dasharray:4 3}svg .till{stroke:#cf222e;stroke-width:1.8}
+svg .cell{stroke:#57606a;stroke-width:.6}svg .cell.border{stroke-dasharray:2 2}svg .ctr{fill:#1f2328}
+svg .scale{stroke:#1f2328;stroke-width:2}svg .lbl{font-size:10px}
+ul.reasons{margin:4px 0;padding-left:18px;font-size:13px}`
+
+const sortScript = `document.querySelectorAll("table.sortable").forEach(function(t){
+var hs=t.tHead.rows[0].cells;Array.prototype.forEach.call(hs,function(h,i){h.addEventListener("click",function(){
+var asc=h.getAttribute("aria-sort")!=="ascending";Array.prototype.forEach.call(hs,function(o){o.removeAttribute("aria-sort")});
+h.setAttribute("aria-sort",asc?"ascending":"descending");var b=t.tBodies[0];var rows=Array.prototype.slice.call(b.rows);
+rows.sort(function(a,c){var x=a.cells[i].getAttribute("data-v")||a.cells[i].textContent,y=c.cells[i].getAttribute("data-v")||c.cells[i].textContent;
+var nx=parseFloat(x),ny=parseFloat(y);var r=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?r:-r});
+rows.forEach(function(r){b.appendChild(r)})})})});`
+
+func writeHead(w io.Writer, o Options, run []runInfo, inds []export.IndicatorRow) {
+	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"+
+		"<title>%s</title><style>%s</style></head><body><header><h1>%s</h1>", html.EscapeString(o.Title), style, html.EscapeString(o.Title))
+	counts := map[string]int{}
+	for _, r := range inds {
+		counts[r.Status]++
+	}
+	fmt.Fprintf(w, `<p class="muted">%d talhões: %d ok, %d partial, %d failed.`, len(inds), counts[export.StatusOK], counts[export.StatusPartial], counts[export.StatusFailed])
+	if len(run) > 0 {
+		p := run[0].Parameters
+		fmt.Fprintf(w, ` manejo %s · season %s · as of %s · archive %s`, html.EscapeString(run[0].Version),
+			html.EscapeString(p["season"]), html.EscapeString(p["as-of"]), html.EscapeString(p["catalog"]))
+		var skipped int64
+		for _, r := range run {
+			for _, v := range r.Skipped {
+				skipped += v
+			}
+		}
+		fmt.Fprintf(w, ` · %d scenes or cells skipped (see run.json)`, skipped)
+	}
+	fmt.Fprint(w, `</p><p class="muted">T: full years without soil revolving (Tabela 1, Portaria 349 item 6.8). C: straw cover in the 30 days before sowing, mean of the three agricultural years before the contract year (Portaria 349 items 6.7–6.7.2). Slope ≥ 3 % makes contour planting mandatory (IN 2/2025 item 3.2.1 I). A missing indicator is shown as missing, with its reason (IN 2.2).</p></header><main>`)
+}
+
+func level(l *int32) string {
+	if l == nil {
+		return `<span class="lv lv0" title="not decided">–</span>`
+	}
+	return fmt.Sprintf(`<span class="lv lv%d">%d</span>`, *l, *l)
+}
+
+func f1(v *float64, unit string) string {
+	if v == nil || math.IsNaN(*v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f%s", *v, unit)
+}
+
+func dataV(v *float64) string {
+	if v == nil || math.IsNaN(*v) {
+		return "-1e9"
+	}
+	return fmt.Sprintf("%g", *v)
+}
+
+func tText(r export.IndicatorRow) (string, string) {
+	switch {
+	case r.TYears != nil:
+		return fmt.Sprintf("%.0f y", *r.TYears), fmt.Sprintf("%g", *r.TYears)
+	case r.TYearsMin != nil:
+		return fmt.Sprintf("≥ %.0f y (censored)", *r.TYearsMin), fmt.Sprintf("%g", *r.TYearsMin)
+	}
+	return "–", "-1e9"
+}
+
+func writeSummary(w io.Writer, inds []export.IndicatorRow) {
+	fmt.Fprint(w, `<h2 id="summary">Summary</h2><table class="sortable" id="summary-table"><thead><tr>`+
+		`<th>talhão</th><th>area (ha)</th><th>cell (ha)</th><th>cells</th><th>sensors</th><th>T</th><th>T level</th>`+
+		`<th>C (%)</th><th>C level</th><th>C per season (%)</th><th>slope (%)</th><th>contour required</th><th>status</th><th>reasons</th></tr></thead><tbody>`)
+	for _, r := range inds {
+		tt, tv := tText(r)
+		var per []string
+		for _, v := range []*float64{r.CSeason1Pct, r.CSeason2Pct, r.CSeason3Pct} {
+			per = append(per, f1(v, ""))
+		}
+		contour := "–"
+		if r.ContourRequired != nil {
+			contour = map[bool]string{true: "yes", false: "no"}[*r.ContourRequired]
+		}
+		tl, cl := "0", "0"
+		if r.TLevel != nil {
+			tl = fmt.Sprint(*r.TLevel)
+		}
+		if r.CLevel != nil {
+			cl = fmt.Sprint(*r.CLevel)
+		}
+		fmt.Fprintf(w, `<tr><td><a href="#f-%s">%s</a></td><td class="num">%.1f</td><td class="num">%.1f</td><td class="num">%d</td><td>%s</td>`+
+			`<td class="num" data-v="%s">%s</td><td data-v="%s">%s</td><td class="num" data-v="%s">%s</td><td data-v="%s">%s</td><td>%s</td>`+
+			`<td class="num" data-v="%s">%s</td><td>%s</td><td class="st-%s">%s</td><td>%s</td></tr>`,
+			anchor(r.FieldID), html.EscapeString(r.FieldID), r.AreaHa, r.CellSizeHa, r.NCells, html.EscapeString(strings.Join(r.Sensors, ", ")),
+			tv, tt, tl, level(r.TLevel), dataV(r.CPct), f1(r.CPct, ""), cl, level(r.CLevel), strings.Join(per, " · "),
+			dataV(r.SlopeMeanPct), f1(r.SlopeMeanPct, ""), contour, r.Status, r.Status, html.EscapeString(strings.Join(r.Reasons, "; ")))
+	}
+	fmt.Fprint(w, `</tbody></table>`)
+}
+
+// anchor makes an HTML id fragment from a talhão id.
+func anchor(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if r < 128 && (r == '-' || r == '_' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "_%x", r)
+		}
+	}
+	return b.String()
+}
+
+func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []export.ObsRow, o Options) {
+	fmt.Fprintf(w, `<section class="field" id="f-%s"><h2>%s <span class="muted">%s · %.1f ha · %d cells of %.1f ha · <span class="st-%s">%s</span></span></h2>`,
+		anchor(r.FieldID), html.EscapeString(r.FieldID), html.EscapeString(r.Crop), r.AreaHa, r.NCells, r.CellSizeHa, r.Status, r.Status)
+	if len(r.Reasons) > 0 {
+		fmt.Fprint(w, `<ul class="reasons">`)
+		for _, s := range r.Reasons {
+			fmt.Fprintf(w, "<li>%s</li>", html.EscapeString(s))
+		}
+		fmt.Fprint(w, `</ul>`)
+	}
+
+	// Series: quartiles over cells per date, clear observations only.
+	ndvi, ndti := map[time.Time][]float64{}, map[time.Time][]float64{}
+	byCell := map[string][]coverage.Obs{}
+	var t0, t1 time.Time
+	for _, ob := range obs {
+		d := ob.Date.Time()
+		co := coverage.Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}
+		if ob.NDVI != nil {
+			ndvi[d] = append(ndvi[d], float64(*ob.NDVI))
+			co.NDVI = float64(*ob.NDVI)
+		}
+		if ob.NDTI != nil {
+			ndti[d] = append(ndti[d], float64(*ob.NDTI))
+			co.NDTI = float64(*ob.NDTI)
+		}
+		byCell[ob.CellID] = append(byCell[ob.CellID], co)
+		if t0.IsZero() || d.Before(t0) {
+			t0 = d
+		}
+		if d.After(t1) {
+			t1 = d
+		}
+	}
+	var m marks
+	for _, e := range fd.events {
+		m.events = append(m.events, e.Date.Time())
+	}
+	var sowings []time.Time
+	for _, s := range fd.seasons {
+		if s.SowingDate == nil {
+			continue
+		}
+		sowings = append(sowings, s.SowingDate.Time())
+		m.sowings = append(m.sowings, s.SowingDate.Time())
+		if s.WindowStart != nil && s.WindowEnd != nil {
+			m.windows = append(m.windows, [2]time.Time{s.WindowStart.Time(), s.WindowEnd.Time()})
+			c := math.NaN()
+			if s.CoverPct != nil {
+				c = *s.CoverPct
+			}
+			m.covers = append(m.covers, c)
+		}
+	}
+	for _, c := range fd.cycles {
+		label := fmt.Sprintf("cycle %d", c.Cycle)
+		if n, err := export.TipoCultivo(int(c.Cycle)); err == nil {
+			label = n
+		}
+		m.cycles = append(m.cycles, cycleMark{c.StartDate.Time(), c.EndDate.Time(), label})
+	}
+	fmt.Fprint(w, `<div class="figs">`)
+	if !t0.IsZero() {
+		fmt.Fprint(w, seriesSVG(quantiles(ndvi), quantiles(ndti), timeAxis{t0.AddDate(0, 0, -5), t1.AddDate(0, 0, 5)}, m))
+	} else {
+		fmt.Fprint(w, `<p class="muted">No observations.</p>`)
+	}
+
+	// Map: cells coloured by their own pre-sowing straw cover, averaged
+	// over the seasons with a sowing date.
+	var mc []mapCell
+	for _, c := range fd.cells {
+		g, err := wkb.Unmarshal(c.Geometry)
+		if err != nil {
+			continue
+		}
+		poly, ok := g.(orb.Polygon)
+		if !ok {
+			if mp, isMP := g.(orb.MultiPolygon); isMP && len(mp) > 0 {
+				poly = mp[0]
+			} else {
+				continue
+			}
+		}
+		sum, n := 0.0, 0
+		for _, s := range sowings {
+			if pct, _, ok := coverage.CellCover(byCell[c.CellID], s, o.Coverage); ok {
+				sum += pct
+				n++
+			}
+		}
+		cover := math.NaN()
+		if n > 0 {
+			cover = sum / float64(n)
+		}
+		mc = append(mc, mapCell{id: c.CellID, poly: poly, centre: orb.Point{c.CentreLon, c.CentreLat}, cover: cover, border: c.Border})
+	}
+	fmt.Fprint(w, `<div>`, mapSVG(mc), `<table class="facts">`)
+	tt, _ := tText(r)
+	fmt.Fprintf(w, `<tr><td>T</td><td>%s %s</td></tr><tr><td>C</td><td>%s %s</td></tr>`, tt, level(r.TLevel), f1(r.CPct, " %"), level(r.CLevel))
+	fmt.Fprintf(w, `<tr><td>slope</td><td>mean %s · median %s · p90 %s</td></tr>`, f1(r.SlopeMeanPct, " %"), f1(r.SlopeMedianPct, " %"), f1(r.SlopeP90Pct, " %"))
+	if r.ContourRequired != nil {
+		fmt.Fprintf(w, `<tr><td>contour</td><td>%s (IN 3.2.1 I: slope ≥ 3 %%)</td></tr>`, map[bool]string{true: "required", false: "not required"}[*r.ContourRequired])
+	}
+	for _, s := range fd.seasons {
+		sow := "no sowing found"
+		if s.SowingDate != nil {
+			sow = fmt.Sprintf("sown %s (%s)", s.SowingDate, s.SowingSource)
+		}
+		fmt.Fprintf(w, `<tr><td>%s</td><td>%s · C %s · %d cells, %d readings</td></tr>`, html.EscapeString(s.Season), sow, f1(s.CoverPct, " %"), s.NCells, s.NObs)
+	}
+	fmt.Fprint(w, `</table></div></div></section>`)
+}
+
+func writeFoot(w io.Writer, o Options) {
+	fmt.Fprint(w, `</main><footer><p class="muted">Written by manejo`)
+	if !o.Generated.IsZero() {
+		fmt.Fprintf(w, ` on %s`, o.Generated.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	fmt.Fprintf(w, `. Self-contained: no network requests.</p></footer><script>%s</script></body></html>`+"\n", sortScript)
+}
