@@ -48,9 +48,9 @@ func (a timeAxis) ticks() (major, minor []time.Time) {
 
 // dayStats is the distribution over cells of one index on one date.
 type dayStats struct {
-	date           time.Time
-	q1, med, q3    float64
-	n              int
+	date        time.Time
+	q1, med, q3 float64
+	n           int
 }
 
 // quantiles returns per-date quartiles of the values, dates sorted.
@@ -83,11 +83,11 @@ func quantile(v []float64, q float64) float64 {
 
 // marks are the dated facts drawn over the series.
 type marks struct {
-	events  []time.Time           // tillage events
-	sowings []time.Time           // sowing dates of the main crop
-	windows [][2]time.Time        // pre-sowing windows [start, end]
-	covers  []float64             // straw cover of each window, NaN when missing
-	cycles  []cycleMark           // crop cycles
+	events  []time.Time    // tillage events
+	sowings []time.Time    // sowing dates of the main crop
+	windows [][2]time.Time // pre-sowing windows [start, end]
+	covers  []float64      // straw cover of each window, NaN when missing
+	cycles  []cycleMark    // crop cycles
 }
 
 type cycleMark struct {
@@ -217,7 +217,7 @@ func mapSVG(cells []mapCell) string {
 	}
 	lat0 := (bound.Min[1] + bound.Max[1]) / 2
 	mx := 111320 * math.Cos(lat0*math.Pi/180) // metres per degree of longitude
-	my := 110574.0                             // metres per degree of latitude
+	my := 110574.0                            // metres per degree of latitude
 	wM, hM := (bound.Max[0]-bound.Min[0])*mx, (bound.Max[1]-bound.Min[1])*my
 	scale := math.Min(float64(W-2*pad)/math.Max(wM, 1), float64(H-2*pad-30)/math.Max(hM, 1)) // px per metre
 	px := func(p orb.Point) (float64, float64) {

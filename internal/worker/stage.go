@@ -361,4 +361,3 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
-
