@@ -100,7 +100,7 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 // checkAccuracy asserts the targets of issue 10. strictLevel makes the
 // level-agreement target (≥ 95 %) an error; the always-on run only logs it,
 // because it is not met (docs/coverage.md, "Accuracy": even noise-free daily
-// readings with a known soil reach only ≈ 94 %).
+// readings reach only ≈ 92 %, TestAccuracyCeiling).
 func checkAccuracy(t *testing.T, r accuracyResult, strictLevel bool) {
 	t.Logf("talhões %d, seasons %d", r.fields, r.seasons)
 	t.Logf("sowing detected in %d of %d seasons (%.1f %%); MAE %.2f days (target ≤ 7)",
@@ -147,3 +147,43 @@ func TestAccuracyFull(t *testing.T) {
 }
 
 func testParams() Params { return Params{} }
+
+// TestAccuracyCeiling measures the level agreement a perfect reader would
+// reach with this measurement design: noise-free, cloud-free readings every
+// day of each window (true sowing), the default NDVI filter, endmembers
+// and median estimator. It shows how much of the level disagreement comes
+// from NDTI itself (soil brightness varying ±3 % between fields, green
+// weeds below NDVI 0.3, the non-linear NDTI of a mixture) rather than from
+// clouds, noise or sowing detection. Runs with -accuracy.
+func TestAccuracyCeiling(t *testing.T) {
+	if !*accuracy {
+		t.Skip("ceiling: run with -accuracy")
+	}
+	rng := rand.New(rand.NewPCG(23, 29))
+	contract, _ := ParseSeason("2026/2027", MonthDay{})
+	agree, n := 0, 0
+	var absErr float64
+	for k := 0; k < 300; k++ {
+		sc := pheno.Random(rng, day("2022-01-01"), day("2026-07-31"), pheno.Options{})
+		f := synthField{sc: sc}
+		var tsum, esum float64
+		for _, s := range contract.Assessed() {
+			sow, _ := f.trueSowing(s)
+			var all []Obs
+			for d := sow.AddDate(0, 0, -30); d.Before(sow); d = d.AddDate(0, 0, 1) {
+				r := sc.Reflectance(d)
+				all = append(all, Obs{Date: d, NDVI: r.NDVI(), NDTI: r.NDTI()})
+			}
+			v, _, _ := CellCover(all, sow, Params{})
+			tr := sc.StrawPct(sow.AddDate(0, 0, -30), sow)
+			absErr += math.Abs(v - tr)
+			tsum += tr
+			esum += v
+		}
+		n++
+		if Level(esum/3) == Level(tsum/3) {
+			agree++
+		}
+	}
+	t.Logf("ideal readings: season cover MAE %.2f pp, C level agreement %d/%d (%.1f %%)", absErr/float64(3*n), agree, n, 100*float64(agree)/float64(n))
+}

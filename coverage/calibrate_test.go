@@ -68,3 +68,57 @@ func meanSD(x []float64) (float64, float64) {
 	}
 	return m, math.Sqrt(v / float64(len(x)))
 }
+
+// TestAccuracyCalibrateEndmembers fits the effective NDTI endmembers on
+// pheno fields (seed independent of the harness): for each season, with the
+// true sowing date, the talhão mean of the cells' median NDTI in the window
+// against the true straw cover, by least squares NDTI = bare + (straw −
+// bare) × cover. docs/coverage.md quotes the result. Runs with -accuracy.
+func TestAccuracyCalibrateEndmembers(t *testing.T) {
+	if !*accuracy {
+		t.Skip("calibration: run with -accuracy")
+	}
+	rng := rand.New(rand.NewPCG(17, 19))
+	contract, _ := ParseSeason("2026/2027", MonthDay{})
+	p := Params{}.withDefaults()
+	var xs, ys []float64
+	for k := 0; k < 300; k++ {
+		crop := "soja"
+		if rng.Float64() < 0.2 {
+			crop = "milho"
+		}
+		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 8, crop: crop, cloudScale: 1})
+		for _, s := range contract.Assessed() {
+			sow, _ := f.trueSowing(s)
+			sum, n := 0.0, 0
+			for _, c := range f.cells {
+				var v []float64
+				for _, o := range c {
+					if d := o.Date; !d.Before(sow.AddDate(0, 0, -30)) && d.Before(sow) && finite(o.NDVI) && finite(o.NDTI) && o.NDVI < p.MaxNDVI {
+						v = append(v, o.NDTI)
+					}
+				}
+				if len(v) > 0 {
+					sort.Float64s(v)
+					sum += median(v)
+					n++
+				}
+			}
+			if n > 0 {
+				xs = append(xs, f.sc.StrawPct(sow.AddDate(0, 0, -30), sow)/100)
+				ys = append(ys, sum/float64(n))
+			}
+		}
+	}
+	mx, _ := meanSD(xs)
+	my, _ := meanSD(ys)
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	b := sxy / sxx
+	a := my - b*mx
+	t.Logf("%d seasons: NDTI = %.4f + %.4f × cover → bare-soil NDTI %.3f, full-straw NDTI %.3f (pheno spectra: soil %.3f, straw %.3f)",
+		len(xs), a, b, a, a+b, 0.0526, 0.2414)
+}

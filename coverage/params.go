@@ -24,7 +24,7 @@ type Params struct {
 	// LagDays is, by crop, the days from sowing to the green-up crossing
 	// at GreenUp: emergence (5–10 days, ZARC) plus the days the young canopy
 	// takes to lift NDVI over the threshold. Defaults (calibrated for
-	// GreenUp 0.3, docs/coverage.md): soja 25, milho 29. Set it again when
+	// GreenUp 0.3, docs/coverage.md): soja 26, milho 30. Set it again when
 	// changing GreenUp.
 	LagDays map[grid.Crop]float64
 	// Windows are the plausible sowing windows of the main crop, as first
@@ -39,8 +39,8 @@ type Params struct {
 	// Straw cover.
 	WindowDays int     // days read before sowing; default 30 (Portaria 349/2026 item 6.7.2)
 	MaxNDVI    float64 // readings with NDVI at or above this are green vegetation and dropped; default 0.3
-	BareNDTI   float64 // NDTI of bare soil, 0 % straw; default 0.05
-	StrawNDTI  float64 // NDTI of full dry straw, 100 %; default 0.24
+	BareNDTI   float64 // NDTI of bare soil, 0 % straw; default 0.054
+	StrawNDTI  float64 // NDTI of full dry straw, 100 %; default 0.247
 	// Estimator picks the per-cell NDTI from the window's readings:
 	// "median" (default), "min" (Zheng et al. 2012) or "mean". The minimum
 	// rejects green weeds but is biased low by noise (docs/coverage.md).
@@ -58,12 +58,12 @@ const (
 	DefaultSlackDays    = 15
 	DefaultWindowDays   = 30
 	DefaultMaxNDVI      = 0.3
-	DefaultBareNDTI     = 0.05
-	DefaultStrawNDTI    = 0.24
+	DefaultBareNDTI     = 0.054
+	DefaultStrawNDTI    = 0.247
 )
 
 // DefaultLagDays are the default LagDays.
-var DefaultLagDays = map[grid.Crop]float64{grid.Soja: 25, grid.Milho: 29}
+var DefaultLagDays = map[grid.Crop]float64{grid.Soja: 26, grid.Milho: 30}
 
 // lag returns the sowing-to-green-up lag of crop, in days.
 func (p Params) lag(crop grid.Crop) float64 {
