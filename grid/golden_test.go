@@ -17,7 +17,9 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // TestGolden grids testdata/golden/input.geojson (the L-shaped 250 ha demo
 // talhão MT-SIN-004) and compares the cell centres with expected.geojson:
-// strings and booleans exactly, coordinates to 1e-8° and areas to 1e-6 ha.
+// strings and booleans exactly, numbers to two units of their last printed
+// decimal (coordinates 2e-8°, about 2 mm; areas 2e-6 ha), so a value that
+// moves by a rounding step on another platform does not fail it.
 // Regenerate with `go test ./grid -update` after an intended change.
 func TestGolden(t *testing.T) {
 	dir := filepath.Join("testdata", "golden")
@@ -63,13 +65,13 @@ func TestGolden(t *testing.T) {
 	for i := range ex.Features {
 		gf, ef := got.Features[i], ex.Features[i]
 		gc, ec := gf.Geometry.Coordinates, ef.Geometry.Coordinates
-		if math.Abs(gc[0]-ec[0]) > 1e-8 || math.Abs(gc[1]-ec[1]) > 1e-8 {
+		if math.Abs(gc[0]-ec[0]) > 2e-8 || math.Abs(gc[1]-ec[1]) > 2e-8 {
 			t.Errorf("cell %d centre %v, golden %v", i, gc, ec)
 		}
 		for k, ev := range ef.Properties {
 			gv := gf.Properties[k]
 			if en, ok := ev.(float64); ok {
-				if gn, ok := gv.(float64); !ok || math.Abs(gn-en) > 1e-6 {
+				if gn, ok := gv.(float64); !ok || math.Abs(gn-en) > 2e-6 {
 					t.Errorf("cell %d %s = %v, golden %v", i, k, gv, ev)
 				}
 			} else if gv != ev {
