@@ -27,9 +27,9 @@ const (
 	flagCloudHi  = 0.5   //
 	flagShadow   = 0.25  // shadow strength ≥ this (and not cloud): SCL 3
 	flagCirrus   = 0.015 // cirrus reflectance ≥ this (and not cloud): SCL 10
-	residueCloud = 0.02  // unflagged opacity ≥ this is a residue
-	residueShade = 0.03  // unflagged shadow ≥ this is a residue
-	residueCirr  = 0.004 // unflagged cirrus ≥ this is a residue
+	residueCloud = 0.03  // unflagged opacity ≥ this is a residue (Δred ≈ +0.01)
+	residueShade = 0.1   // unflagged shadow ≥ this is a residue (−6.5 %)
+	residueCirr  = 0.008 // unflagged cirrus ≥ this is a residue
 	shadowDark   = 0.65  // reflectance loss at full shadow
 )
 
@@ -102,13 +102,13 @@ func (sc *scene) newSky(t int) *sky {
 		p = math.Min(0.98, pheno.CloudProb(d)*sc.o.CloudScale)
 	}
 	var cover float64
-	if rng.Float64() < 0.55*p {
+	if rng.Float64() < 0.45*p {
 		cover = 0.8 + 0.2*rng.Float64()
 	} else {
 		cover = 0.9 * p * rng.Float64()
 	}
 	hasCirrus := rng.Float64() < 0.25*p+0.04
-	hasHaze := rng.Float64() < 0.06
+	hasHaze := rng.Float64() < 0.04
 	swath := rng.Float64() < 0.07
 	s := &sky{m: m}
 	if cover < 0.002 && !hasCirrus && !hasHaze && !swath {
