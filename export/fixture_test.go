@@ -75,7 +75,7 @@ func newFixture(t testing.TB) fixture {
 	}
 	fx.events = []EventRow{
 		{FieldID: "MT-SIN-002", Date: d("2025-09-22"), Before: d("2025-09-12"), After: d("2025-09-22"), CellFraction: 0.5, NCells: 1, MagnitudeSigma: 4.25, Operation: OptString("gradagem")},
-		{FieldID: "MT-SIN-002", Date: d("2021-05-03"), Before: d("2021-04-20"), After: d("2021-05-03"), CellFraction: 1, NCells: 2, MagnitudeSigma: 3.5},
+		{FieldID: "MT-SIN-002", Date: d("2023-08-03"), Before: d("2023-07-20"), After: d("2023-08-03"), CellFraction: 1, NCells: 2, MagnitudeSigma: 3.5},
 	}
 	fx.seasons = []SeasonRow{
 		{FieldID: "MT-SIN-002", Season: "2024/25", Crop: "milho", SowingDate: dp("2024-10-09"), SowingSource: OptString("declared"), Decendio: i32(28), WindowStart: dp("2024-09-09"), WindowEnd: dp("2024-10-08"), CoverPct: f64(76.5), NCells: 2, NObs: 5},

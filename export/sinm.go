@@ -97,6 +97,8 @@ var (
 	ErrNoSlope   = errors.New("export: mean slope missing")
 	ErrNoIndices = errors.New("export: no clear observation with NDVI and NDTI")
 	ErrBadValue  = errors.New("export: value outside the SINM range")
+	// ErrOutsidePeriod reports a dated fact outside dataInicial..dataFinal.
+	ErrOutsidePeriod = errors.New("export: date outside the monitored period")
 )
 
 // BuildPayload builds the SINM payload of one talhão:
@@ -114,8 +116,10 @@ var (
 //   - CPF/CNPJ only when they are valid (CheckIdentifiers says which are not).
 //
 // A collection without a code, a missing period or slope, no clear index,
-// or an index or percentage outside its range is an error naming the talhão
-// and the item; nothing is guessed or clamped.
+// an index or percentage outside its range, or a dated fact (observation,
+// event, cover reading, cycle start) outside the monitored period is an
+// error naming the talhão and the item; nothing is guessed, clamped or
+// silently dropped.
 func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	id := cmp.Or(in.Indicator.FieldID, in.Field.ID)
 	fail := func(err error) (Payload, error) {
@@ -165,6 +169,18 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	if p.Indices, err = buildIndices(id, in, codes); err != nil {
 		return fail(err)
 	}
+	inPeriod := func(what string, day Date) error {
+		if day < *ind.PeriodStart || day > *ind.PeriodEnd {
+			return fmt.Errorf("%s %s: %w %s..%s", what, day, ErrOutsidePeriod, ind.PeriodStart, ind.PeriodEnd)
+		}
+		return nil
+	}
+	for _, x := range p.Indices {
+		day, _ := ParseDate(x.Data)
+		if err := inPeriod("observation", day); err != nil {
+			return fail(err)
+		}
+	}
 
 	p.InterpretacoesManejo = []Manejo{}
 	events := slices.Clone(in.Events)
@@ -172,6 +188,9 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	for _, e := range events {
 		if e.FieldID != id {
 			continue
+		}
+		if err := inPeriod("event", e.Date); err != nil {
+			return fail(err)
 		}
 		m := Manejo{Data: e.Date.String(), Operacao: OperacaoRevolvimento}
 		if e.Operation != nil {
@@ -195,6 +214,9 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 		if date == nil {
 			return fail(fmt.Errorf("season %s: cover %.1f %% has neither cover_date nor sowing_date", s.Season, *s.CoverPct))
 		}
+		if err := inPeriod("season "+s.Season+" cover", *date); err != nil {
+			return fail(err)
+		}
 		pct := math.Round(*s.CoverPct)
 		if math.IsNaN(pct) || pct < 0 || pct > 100 {
 			return fail(fmt.Errorf("season %s: %w: cover %v %% outside 0–100", s.Season, ErrBadValue, *s.CoverPct))
@@ -212,6 +234,9 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 		label, err := TipoCultivo(int(c.Cycle))
 		if err != nil {
 			return fail(fmt.Errorf("season %s: %w", c.Season, err))
+		}
+		if err := inPeriod(fmt.Sprintf("season %s cycle %d start", c.Season, c.Cycle), c.StartDate); err != nil {
+			return fail(err)
 		}
 		if c.EndDate < c.StartDate {
 			return fail(fmt.Errorf("season %s cycle %d: %w: ends %s before it starts %s", c.Season, c.Cycle, ErrBadValue, c.EndDate, c.StartDate))
