@@ -136,20 +136,25 @@ func eventsAsBreaks(ev []Event) []Break {
 	return out
 }
 
-// runAccuracy evaluates p on n cell series with tillage + n without, and
-// nT talhões with tillage + nT without (half of them with border-only
-// revolving), and returns the cell and talhão confusion tables.
-func runAccuracy(g generator, p Params, n, nT int, seed uint64) (cell, talhao confusion) {
-	cell, talhao, _, _, _ = runAccuracyFull(g, p, n, nT, seed)
-	return cell, talhao
+// tAgreement counts talhões whose T (IN 2.1 IV), computed from the
+// detected events at the end of the simulated history, equals the T of the
+// true events: same full years and censoring, and same Tabela 1 level.
+type tAgreement struct{ n, sameYears, sameLevel int }
+
+func (a tAgreement) String() string {
+	return fmt.Sprintf("T from detected vs true events at %s over %d talhões: same years %d (%.3f), same level %d (%.3f)",
+		genEnd.Format(time.DateOnly), a.n, a.sameYears, ratio(a.sameYears, a.n), a.sameLevel, ratio(a.sameLevel, a.n))
 }
 
-// runAccuracyFull is runAccuracy that also counts the border-only negative
-// talhões, the events they produced around the border revolving date (IN
-// 2.3 III: none allowed; other false events are in the talhão table) and how many
-// of their border cells broke on their own (so that "no event" is not
-// vacuous).
-func runAccuracyFull(g generator, p Params, n, nT int, seed uint64) (cell, talhao confusion, nBorder, borderEvents, borderCellBreaks int) {
+// runAccuracyT evaluates p on n cell series with tillage + n without, and
+// nT talhões with tillage + nT without (half of them with border-only
+// revolving). Besides the cell and talhão confusion tables it counts the
+// border-only negative talhões, the events they produced around the border
+// revolving date (IN 2.3 III: none allowed; other false events are in the
+// talhão table), how many of their border cells broke on their own (so
+// that "no event" is not vacuous), and the agreement of T computed from
+// detected and true events.
+func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao confusion, nBorder, borderEvents, borderCellBreaks int, ta tAgreement) {
 	rng := rand.New(rand.NewPCG(seed, 0x7a11a9e))
 	for i := 0; i < 2*n; i++ {
 		till := i%2 == 0
@@ -162,6 +167,18 @@ func runAccuracyFull(g generator, p Params, n, nT int, seed uint64) (cell, talha
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
 		ev := Detect(cells, p)
 		talhao.add(g, eventsAsBreaks(ev), truth)
+		trueEv := make([]Event, len(truth))
+		for k, d := range truth {
+			trueEv[k] = Event{Date: d}
+		}
+		got, want := Years(ev, genStart, genEnd), Years(trueEv, genStart, genEnd)
+		ta.n++
+		if got.Years == want.Years && got.Censored == want.Censored {
+			ta.sameYears++
+		}
+		if got.Level == want.Level {
+			ta.sameLevel++
+		}
 		if borderOnly {
 			nBorder++
 			for _, e := range ev {
@@ -176,7 +193,7 @@ func runAccuracyFull(g generator, p Params, n, nT int, seed uint64) (cell, talha
 			}
 		}
 	}
-	return cell, talhao, nBorder, borderEvents, borderCellBreaks
+	return cell, talhao, nBorder, borderEvents, borderCellBreaks, ta
 }
 
 // TestAccuracy is the accuracy harness of issue 3 (Portaria 349, 6.8):
@@ -196,12 +213,13 @@ func TestAccuracy(t *testing.T) {
 		n, nT = 40, 10
 	}
 	g := testGenerator()
-	cell, talhao, nBorder, borderEvents, borderCellBreaks := runAccuracyFull(g, p, n, nT, seed)
+	cell, talhao, nBorder, borderEvents, borderCellBreaks, ta := runAccuracyT(g, p, n, nT, seed)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "generator: %s; seed %d; K = %.2f, CellK = %.2f; %d+%d cell series, %d+%d talhões (6 interior + 3 border cells; half the negatives revolved at the border only)\n",
 		g.name(), seed, p.K, p.CellK, n, n, nT, nT)
 	fmt.Fprintf(&sb, "cell   : %v\n", cell)
 	fmt.Fprintf(&sb, "talhão : %v\n", talhao)
+	fmt.Fprintf(&sb, "%v\n", ta)
 	fmt.Fprintf(&sb, "border-only revolving (IN 2.3 III): %d talhões, %d border cells broke on their own, %d talhão events within −30..+60 d of it\n", nBorder, borderCellBreaks, borderEvents)
 	t.Log("\n" + sb.String())
 	const revisitDays = 5
