@@ -10,11 +10,11 @@ import (
 )
 
 // A talhão of two cells in no-till: a soybean crop sown each mid-October
-// on 70 % straw. Assess finds each sowing from NDVI (here two days late)
+// on 70 % straw. Assess finds each sowing from NDVI (here a day late)
 // and reads the straw cover in the 30 days before it.
 func ExampleAssess() {
 	contract, _ := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
-	straw := 0.05 + 0.7*(0.24-0.05) // NDTI of 70 % straw between the default endmembers
+	straw := coverage.DefaultBareNDTI + 0.7*(coverage.DefaultStrawNDTI-coverage.DefaultBareNDTI) // NDTI of 70 % straw
 	var cell []coverage.Obs
 	for d := time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)); d = d.AddDate(0, 0, 5) {
 		sow := time.Date(d.Year(), 10, 15, 0, 0, 0, 0, time.UTC)
@@ -32,9 +32,9 @@ func ExampleAssess() {
 	}
 	fmt.Printf("C = %.0f %%, level %d\n", c.Pct, c.Level)
 	// Output:
-	// 2023/2024 sowing 2023-10-17 (detected, decêndio 29) cover 70 % from 2 cells
-	// 2024/2025 sowing 2024-10-17 (detected, decêndio 29) cover 70 % from 2 cells
-	// 2025/2026 sowing 2025-10-17 (detected, decêndio 29) cover 70 % from 2 cells
+	// 2023/2024 sowing 2023-10-16 (detected, decêndio 29) cover 70 % from 2 cells
+	// 2024/2025 sowing 2024-10-16 (detected, decêndio 29) cover 70 % from 2 cells
+	// 2025/2026 sowing 2025-10-16 (detected, decêndio 29) cover 70 % from 2 cells
 	// C = 70 %, level 3
 }
 

@@ -18,6 +18,13 @@ import (
 // realdata is shared/realdata beside the repository (see notes in README).
 var realdata = filepath.Join("..", "..", "shared", "realdata")
 
+// modisDay dates a MOD13Q1 composite by the middle of its 16-day window:
+// the files carry the composite's first day, but each pixel was acquired on
+// any day of the window (its "composite day of the year" layer, absent
+// here). The first day would bias green-up, and so sowing, about 8 days
+// early.
+func modisDay(compositeStart string) time.Time { return day(compositeStart).AddDate(0, 0, 8) }
+
 func readCSV(t testing.TB, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -62,7 +69,7 @@ func loadSinop(t testing.TB) []sinopPoint {
 			by[r[0]] = p
 			ids = append(ids, r[0])
 		}
-		p.obs = append(p.obs, Obs{Date: day(r[2]), NDVI: parseNum(t, r[3]) / 10000, NDTI: math.NaN()})
+		p.obs = append(p.obs, Obs{Date: modisDay(r[2]), NDVI: parseNum(t, r[3]) / 10000, NDTI: math.NaN()})
 	}
 	var out []sinopPoint
 	for _, id := range ids {
@@ -126,12 +133,12 @@ func TestRealMTLabelledCycles(t *testing.T) {
 	samples := map[string]*sample{}
 	for _, r := range readCSV(t, filepath.Join(dir, "samples_mt_4bands_samples.csv")) {
 		if _, ok := want[r[5]]; ok {
-			samples[r[0]] = &sample{label: r[5], start: day(r[3]), end: day(r[4])}
+			samples[r[0]] = &sample{label: r[5], start: day(r[3]), end: modisDay(r[4]).AddDate(0, 0, 8)}
 		}
 	}
 	for _, r := range readCSV(t, filepath.Join(dir, "samples_mt_4bands_series.csv")) {
 		if s := samples[r[0]]; s != nil {
-			s.obs = append(s.obs, Obs{Date: day(r[1]), NDVI: parseNum(t, r[2]), NDTI: math.NaN()})
+			s.obs = append(s.obs, Obs{Date: modisDay(r[1]), NDVI: parseNum(t, r[2]), NDTI: math.NaN()})
 		}
 	}
 	type tally struct {
