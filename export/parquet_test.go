@@ -262,7 +262,7 @@ func TestDatasetsReadByArrow(t *testing.T) {
 	})
 	t.Run("events", func(t *testing.T) {
 		af := checkDataset(t, fx.events)
-		if af.rows[0]["date"] != "2021-05-03" || af.rows[1]["operation"] != "gradagem" || af.rows[0]["operation"] != nil {
+		if af.rows[0]["date"] != "2023-08-03" || af.rows[1]["operation"] != "gradagem" || af.rows[0]["operation"] != nil {
 			t.Errorf("events = %v", af.rows)
 		}
 	})
