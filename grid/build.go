@@ -212,7 +212,21 @@ func Build(f Field, o Options) (Grid, error) {
 		g.Flags = append(g.Flags, FlagFallbackCentre)
 	}
 
-	modis(&g, pm, tm)
+	// clear reports whether no square the boundary touches meets b: a
+	// region inside b holding an inside point is then wholly inside.
+	clear := func(b orb.Bound) bool {
+		c0, c1 := int(math.Floor(b.Min[0]/side))-gi0, int(math.Floor(b.Max[0]/side))-gi0
+		r0, r1 := gj1-int(math.Floor(b.Max[1]/side)), gj1-int(math.Floor(b.Min[1]/side))
+		for row := r0; row <= r1; row++ {
+			for col := c0; col <= c1; col++ {
+				if row < 0 || col < 0 || row >= nrow || col >= ncol || cut[row*ncol+col] {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	modis(&g, pm, tm, clear)
 	return g, nil
 }
 
@@ -251,13 +265,33 @@ func fallbackCell(f Field, pm orb.MultiPolygon, tm *tmProj, gi0, gj1 int, side f
 }
 
 // modis fills the MODIS fields of g (IN 6.4 I).
-func modis(g *Grid, pm orb.MultiPolygon, tm *tmProj) {
+func modis(g *Grid, pm orb.MultiPolygon, tm *tmProj, clear func(orb.Bound) bool) {
 	if !(g.AreaHa > LargeFieldHa) {
 		g.MODISReason = fmt.Sprintf("area %.2f ha is not over %g ha (IN 6.4 I)", g.AreaHa, LargeFieldHa)
 		return
 	}
 	for i := range g.Cells {
-		px := modisPixel(g.Cells[i].Centre)
+		c := &g.Cells[i]
+		// Fast path: the pixel's corners in UTM, its box widened by 1 m for
+		// the curvature of its sides (under 1 mm), clear of the boundary.
+		x0, y0, x1, y1 := modisPixelBounds(c.Centre)
+		var b orb.Bound
+		for k, q := range [4][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}} {
+			lat := q[1] / modisR
+			u := tm.forward(orb.Point{q[0] / (modisR * math.Cos(lat)) / degRad, lat / degRad})
+			if k == 0 {
+				b = orb.Bound{Min: u, Max: u}
+			} else {
+				b = b.Extend(u)
+			}
+		}
+		b = b.Pad(1)
+		if !c.Fallback && clear(b) {
+			c.MODIS = true
+			g.MODISPoints++
+			continue
+		}
+		px := modisPixel(c.Centre)
 		if ringInside(pm, orb.Ring(projectRing(px, tm.forward))) {
 			g.Cells[i].MODIS = true
 			g.MODISPoints++

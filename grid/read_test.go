@@ -158,7 +158,8 @@ func TestVSIPath(t *testing.T) {
 
 // TestReadOGR converts the demo talhões with ogr2ogr to GeoPackage in
 // SIRGAS 2000 / UTM 21S (projected), Shapefile in SIRGAS 2000 geographic
-// (EPSG:4674, latitude-first by authority) and KML, and reads them back:
+// (EPSG:4674, latitude-first by authority), KML and a pre-RFC 7946 GeoJSON
+// with a UTM "crs" member, and reads them back:
 // same talhões, same attributes, same areas.
 func TestReadOGR(t *testing.T) {
 	if _, err := exec.LookPath("ogr2ogr"); err != nil {
@@ -177,6 +178,8 @@ func TestReadOGR(t *testing.T) {
 		{"talhoes.gpkg", []string{"-f", "GPKG", "-t_srs", "EPSG:31981"}, 1e-6},
 		{"talhoes.shp", []string{"-f", "ESRI Shapefile", "-t_srs", "EPSG:4674"}, 1e-6},
 		{"talhoes.kml", []string{"-f", "KML"}, 1e-6},
+		// legacy GeoJSON with a "crs" member in UTM: read through OGR
+		{"talhoes-utm.geojson", []string{"-f", "GeoJSON", "-t_srs", "EPSG:31981"}, 1e-6},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, c.name)
