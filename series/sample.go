@@ -543,7 +543,6 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 			}
 		}
 	}
-	ss.read = true
 	if qa != nil {
 		idx := pending(reason)
 		if err := r.readPixels(ctx, qa, idx); err != nil {
@@ -564,6 +563,8 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 			return nil, ss
 		}
 	}
+
+	ss.read = true
 
 	// Indices.
 	date := grid.Date(it.Datetime)
