@@ -15,7 +15,8 @@
 //     until senescence, then dries (standing dry biomass is straw-like);
 //   - harvest or desiccation turns the canopy into residue on the ground,
 //     which decomposes exponentially with a half-life that depends on the crop
-//     (soybean residue fast, maize and brachiaria slow);
+//     (soybean residue fast, maize and brachiaria slow) and slows down in the
+//     dry season, when soil moisture limits microbial decomposition;
 //   - tillage buries most of the residue (ploughing and disc harrowing more
 //     than chiselling or subsoiling) and exposes the soil until the next crop.
 //

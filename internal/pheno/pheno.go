@@ -361,7 +361,7 @@ func (s *Scenario) simulate() {
 	ti := 0
 	for i := 0; i < n; i++ {
 		d := s.Start.AddDate(0, 0, i)
-		straw *= math.Exp(-math.Ln2 / s.halfLife[residue])
+		straw *= math.Exp(-math.Ln2 / s.halfLife[residue] * moisture[d.Month()-1])
 		var green, dry float64
 		for _, c := range s.Cycles {
 			if d.Before(c.Emergence) || !d.Before(c.Harvest) {
@@ -411,3 +411,8 @@ func greenShare(c Cycle, d time.Time) float64 {
 	t := d.Sub(c.Senesce).Hours() / 24
 	return math.Max(0, 1-t/span)
 }
+
+// moisture scales residue decomposition by month (January first): microbial
+// decomposition of crop residue in the Cerrado follows soil moisture and
+// nearly stops in the dry season (May–September).
+var moisture = [12]float64{1, 1, 1, 0.7, 0.35, 0.2, 0.15, 0.15, 0.3, 0.7, 1, 1}
