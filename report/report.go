@@ -417,7 +417,7 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 	for _, s := range fd.seasons {
 		sow := "no sowing found"
 		if s.SowingDate != nil {
-			sow = fmt.Sprintf("sown %s (%s)", s.SowingDate, s.SowingSource)
+			sow = fmt.Sprintf("sown %s (%s)", s.SowingDate, deref(s.SowingSource))
 		}
 		fmt.Fprintf(w, `<tr><td>%s</td><td>%s · C %s · %d cells, %d readings</td></tr>`, html.EscapeString(s.Season), sow, f1(s.CoverPct, " %"), s.NCells, s.NObs)
 	}
@@ -430,4 +430,11 @@ func writeFoot(w io.Writer, o Options) {
 		fmt.Fprintf(w, ` on %s`, o.Generated.UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	fmt.Fprintf(w, `. Self-contained: no network requests.</p></footer><script>%s</script></body></html>`+"\n", sortScript)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

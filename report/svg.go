@@ -13,7 +13,7 @@ import (
 
 // Plot geometry, in SVG user units (pixels at 100 %).
 const (
-	plotW, panelH      = 860, 170
+	plotW, panelH      = 760, 170
 	padL, padR         = 52, 16
 	padT, padB, panelG = 22, 34, 26
 )
