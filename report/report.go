@@ -193,7 +193,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .lv1{background:#cf222e}.lv2{background:#bc4c00}.lv3{background:#9a6700}.lv4{background:#1a7f37}.lv0{background:#8c959f}
 .st-ok{color:#1a7f37}.st-partial{color:#9a6700}.st-failed{color:#cf222e}
 section.field{border-top:2px solid #d0d7de;padding:14px 0;content-visibility:auto;contain-intrinsic-size:auto 720px}
-.figs{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}
+.figs{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.figs>div{width:360px}
 .facts{font-size:13px}.facts td{border:none;padding:1px 8px 1px 0}
 svg text{font:11px system-ui,sans-serif;fill:#1f2328}svg .frame{fill:none;stroke:#8c959f}
 svg .grid{stroke:#d0d7de;stroke-width:.6}svg .mtick{stroke:#8c959f;stroke-width:.6}
