@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/export"
+)
+
+func TestInspect(t *testing.T) {
+	dir := t.TempDir()
+	f := func(v float64) *float64 { return &v }
+	i := func(v int32) *int32 { return &v }
+	yes := true
+	rows := []export.IndicatorRow{
+		{FieldID: "MT-SIN-002", Crop: "milho", AreaHa: 242.63, CellSizeHa: 5, NCells: 46, Sensors: []string{"landsat-c2-l2", "sentinel-2-l2a"},
+			TYears: f(0.77), TLevel: i(1), CPct: f(79.45), CLevel: i(3), SlopeMeanPct: f(3.64), ContourRequired: &yes, Status: export.StatusOK},
+		{FieldID: "MT-SIN-001", Crop: "soja", AreaHa: 31.2, CellSizeHa: 1, NCells: 28, TCensored: true, TYearsMin: f(2.9),
+			Status: export.StatusFailed, Reasons: []string{"slope: DEM does not cover the talhão"}},
+	}
+	// Two parts, as a sharded run writes them.
+	for k, r := range rows {
+		var b bytes.Buffer
+		if err := export.Write(&b, []export.IndicatorRow{r}, export.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, export.PartName("indicators", k, 2))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var m bytes.Buffer
+	export.WriteManifest(&m, export.Manifest{Version: "v0.9.0", FinishedAt: time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC),
+		Failures: []export.Failure{{FieldID: "MT-SIN-001", Status: export.StatusFailed, Reason: "slope"}}})
+	os.WriteFile(filepath.Join(dir, "run.json"), m.Bytes(), 0o644)
+
+	var out, errb bytes.Buffer
+	code := runMain(context.Background(), []string{"inspect", dir}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"manejo v0.9.0 run, finished 2026-11-29 18:00 UTC: 1 failure(s) recorded",
+		"MT-SIN-002  milho  242.6    46     landsat-c2-l2,sentinel-2-l2a  0.8      1        79     3        3.6        required  ok",
+		"MT-SIN-001  soja   31.2     28     -                             ≥2.9     -        -      -        -          -         failed",
+		"2 talhões: 1 ok, 0 partial, 1 failed",
+		"MT-SIN-001: slope: DEM does not cover the talhão",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	out.Reset()
+	if code := runMain(context.Background(), []string{"inspect", dir, "--status", "ok", "--reasons=false"}, &out, &errb); code != exitOK || strings.Contains(out.String(), "MT-SIN-001  soja") {
+		t.Errorf("--status ok: exit %d\n%s", code, out.String())
+	}
+	if code := runMain(context.Background(), []string{"inspect", t.TempDir()}, &out, &errb); code != exitFatal {
+		t.Errorf("inspect of an empty folder: exit %d, want %d", code, exitFatal)
+	}
+	if code := runMain(context.Background(), []string{"inspect"}, &out, &errb); code != exitUsage {
+		t.Errorf("inspect without DIR: exit %d, want %d", code, exitUsage)
+	}
+}
