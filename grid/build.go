@@ -79,6 +79,9 @@ func (o Options) buffer() float64 {
 // cada 10 hectares" read as one per 10 ha or fraction: 100.1 ha needs 11).
 func Build(f Field, o Options) (Grid, error) {
 	g := Grid{Field: f}
+	if math.IsNaN(o.EdgeBufferM) || math.IsInf(o.EdgeBufferM, 0) {
+		return g, fmt.Errorf("talhão %s: edge buffer %v m: want a finite distance", f.ID, o.EdgeBufferM)
+	}
 	if err := Validate(f); err != nil {
 		return g, err
 	}

@@ -330,6 +330,9 @@ func TestCellSize(t *testing.T) {
 			}
 		})
 	}
+	if _, err := Build(Field{ID: "nan", Geometry: square(-55.6, -11.8, 30)}, Options{EdgeBufferM: math.NaN()}); err == nil {
+		t.Errorf("Build with a NaN buffer succeeded")
+	}
 	f := Field{ID: "big", Geometry: square(-55.6, -11.8, 300)}
 	if _, err := Build(f, Options{CellHa: 2}); !errors.Is(err, ErrCellSize) || !strings.Contains(err.Error(), "big") {
 		t.Errorf("Build(300 ha, 2 ha cells) error = %v, want ErrCellSize naming the talhão", err)
