@@ -167,6 +167,8 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop g
 			sc.Sowing = Sowing{Date: grid.Date(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
 				Decendio: Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
 			err = nil
+			// The cycles are labelled around the declared crop.
+			label(sc.Cycles, mainFor(sc.Cycles, sc.Sowing.Date, p.lag(c)))
 		}
 		if err != nil {
 			sc.Reason = err.Error()

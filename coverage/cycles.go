@@ -193,7 +193,15 @@ func seasonCycles(s *daily, season Season, crop grid.Crop, p Params) ([]Cycle, i
 			break
 		}
 	}
+	label(cs, main)
+	return cs, main
+}
+
+// label sets Kind and Main of cs relative to the main cycle cs[main]
+// (main < 0: none).
+func label(cs []Cycle, main int) {
 	for i := range cs {
+		cs[i].Main = false
 		switch {
 		case main < 0:
 			cs[i].Kind = KindOther
@@ -207,7 +215,20 @@ func seasonCycles(s *daily, season Season, crop grid.Crop, p Params) ([]Cycle, i
 			cs[i].Kind = KindThird
 		}
 	}
-	return cs, main
+}
+
+// mainFor returns the index of the cycle a known sowing day starts: the one
+// whose green-up comes closest to sowing + lag, at most 45 days away; −1 when
+// none.
+func mainFor(cs []Cycle, sow time.Time, lag float64) int {
+	best, bestGap := -1, 45.0
+	want := sow.Add(time.Duration(lag*24) * time.Hour)
+	for i, c := range cs {
+		if gap := math.Abs(c.Start.Sub(want).Hours() / 24); gap <= bestGap {
+			best, bestGap = i, gap
+		}
+	}
+	return best
 }
 
 // sowingOf is the unconstrained sowing day of cycle c: its green-up minus

@@ -289,6 +289,9 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 		if c.Seasons[0].Sowing.Source != SourceDetected {
 			t.Errorf("undeclared season source %q", c.Seasons[0].Sowing.Source)
 		}
+		if cs := s.Cycles; len(cs) == 0 || !cs[0].Main || cs[0].Kind != KindFirst {
+			t.Errorf("declared season cycles %+v, want the crop labelled 1ª safra", cs)
+		}
 	})
 	t.Run("missing season leaves C missing", func(t *testing.T) {
 		// Drop every reading of 2024/2025: no cycle, no window.
@@ -312,6 +315,15 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 		}
 		if !c.Seasons[0].OK || c.Seasons[1].OK || !c.Seasons[2].OK {
 			t.Errorf("season OK flags %v %v %v, want true false true", c.Seasons[0].OK, c.Seasons[1].OK, c.Seasons[2].OK)
+		}
+	})
+	t.Run("declared outside any cycle", func(t *testing.T) {
+		decl := map[string]Declared{"2024/2025": {Season: "2024/2025", Date: day("2025-03-01")}}
+		c := Assess(cells, contract, decl, grid.Soja, Params{})
+		for _, cy := range c.Seasons[1].Cycles {
+			if cy.Main || cy.Kind != KindOther {
+				t.Errorf("cycle %+v labelled main though the declared sowing starts none", cy)
+			}
 		}
 	})
 	t.Run("declared date but cloudy window", func(t *testing.T) {
