@@ -27,10 +27,13 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	awsretry "github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -124,6 +127,10 @@ func pathStyle() bool {
 }
 
 // Client returns the S3 client built once from the standard AWS settings.
+// Requests are retried on throttling, 5xx answers and dropped connections
+// (the SDK's standard retryer) up to MaxAttempts times, or AWS_MAX_ATTEMPTS,
+// with exponential backoff and jitter; there is no client-side retry quota,
+// so a long flaky spell slows a run down instead of failing it.
 func Client(ctx context.Context) (*s3.Client, error) {
 	clientOnce.Do(func() {
 		var opts []func(*config.LoadOptions) error
@@ -140,7 +147,17 @@ func Client(ctx context.Context) (*s3.Client, error) {
 			clientErr = fmt.Errorf("load AWS config: %w", err)
 			return
 		}
+		attempts := MaxAttempts
+		if cfg.RetryMaxAttempts > 0 {
+			attempts = cfg.RetryMaxAttempts
+		}
 		client = s3.NewFromConfig(cfg, func(o *s3.Options) {
+			o.Retryer = awsretry.NewStandard(func(so *awsretry.StandardOptions) {
+				so.MaxAttempts = attempts
+				so.MaxBackoff = RetryMaxDelay
+				so.Backoff = jitterBackoff{}
+				so.RateLimiter = ratelimit.None
+			})
 			if e := endpoint(); e != "" {
 				o.BaseEndpoint = aws.String(e)
 			}
@@ -158,9 +175,15 @@ func ResetClient() {
 }
 
 // GDALConfig returns the GDAL configuration options that make /vsis3/ use the
-// same settings as the SDK: endpoint, path style, https, unsigned requests.
+// same settings as the SDK: endpoint, path style, https, unsigned requests,
+// and retries (GDAL_HTTP_MAX_RETRY = MaxAttempts-1 retries after the first
+// attempt, starting GDALRetryDelay seconds apart and doubling). GDAL 3.6
+// retries HTTP 429, 500 and 502–504 answers and connection time-outs.
 func GDALConfig() map[string]string {
-	opts := map[string]string{}
+	opts := map[string]string{
+		"GDAL_HTTP_MAX_RETRY":   strconv.Itoa(MaxAttempts - 1),
+		"GDAL_HTTP_RETRY_DELAY": GDALRetryDelay,
+	}
 	if e := endpoint(); e != "" {
 		if u, err := url.Parse(e); err == nil && u.Host != "" {
 			opts["AWS_S3_ENDPOINT"] = u.Host
@@ -181,45 +204,14 @@ func GDALConfig() map[string]string {
 	return opts
 }
 
-// Open opens a location for reading.
+// Open opens a location for reading. HTTP GETs are retried on 429/5xx
+// answers and network errors; S3 GETs are retried by the SDK (see Client).
 func Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	switch KindOf(loc) {
 	case S3:
-		bucket, key, err := splitS3(loc)
-		if err != nil {
-			return nil, err
-		}
-		c, err := Client(ctx)
-		if err != nil {
-			return nil, err
-		}
-		out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key})
-		if err != nil {
-			var nsk *types.NoSuchKey
-			if errors.As(err, &nsk) {
-				return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
-			}
-			return nil, fmt.Errorf("open %s: %w", loc, err)
-		}
-		return out.Body, nil
+		return openS3(ctx, loc)
 	case HTTP:
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", loc, err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", loc, err)
-		}
-		if resp.StatusCode == http.StatusNotFound {
-			resp.Body.Close()
-			return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
-		}
-		if resp.StatusCode/100 != 2 {
-			resp.Body.Close()
-			return nil, fmt.Errorf("open %s: HTTP %s", loc, resp.Status)
-		}
-		return resp.Body, nil
+		return withRetry(ctx, "open "+loc, func() (io.ReadCloser, error) { return openHTTP(ctx, loc) })
 	}
 	f, err := os.Open(loc)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -228,18 +220,90 @@ func Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	return f, err
 }
 
-// ReadFile reads a whole object.
-func ReadFile(ctx context.Context, loc string) ([]byte, error) {
-	r, err := Open(ctx, loc)
+func openS3(ctx context.Context, loc string) (io.ReadCloser, error) {
+	bucket, key, err := splitS3(loc)
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
+	c, err := Client(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", loc, err)
+		return nil, err
 	}
-	return b, nil
+	out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: &bucket, Key: &key})
+	if err != nil {
+		var nsk *types.NoSuchKey
+		if errors.As(err, &nsk) {
+			return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
+		}
+		return nil, fmt.Errorf("open %s: %w", loc, err)
+	}
+	return out.Body, nil
+}
+
+// openHTTP makes one GET; transient failures are marked for retry.
+func openHTTP(ctx context.Context, loc string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", loc, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("open %s: %w", loc, err)
+		}
+		return nil, transient(fmt.Errorf("open %s: %w", loc, err))
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		resp.Body.Close()
+		return nil, fmt.Errorf("open %s: %w", loc, ErrNotExist)
+	}
+	if resp.StatusCode/100 != 2 {
+		resp.Body.Close()
+		err := fmt.Errorf("open %s: HTTP %s", loc, resp.Status)
+		if retryableStatus(resp.StatusCode) {
+			return nil, transient(err)
+		}
+		return nil, err
+	}
+	return resp.Body, nil
+}
+
+// ReadFile reads a whole object. On S3 and HTTP a body cut short is read
+// again from the start (with backoff), as are transient HTTP answers.
+func ReadFile(ctx context.Context, loc string) ([]byte, error) {
+	if KindOf(loc) == Local {
+		r, err := Open(ctx, loc)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", loc, err)
+		}
+		return b, nil
+	}
+	return withRetry(ctx, "read "+loc, func() ([]byte, error) {
+		var r io.ReadCloser
+		var err error
+		if KindOf(loc) == S3 {
+			r, err = openS3(ctx, loc)
+		} else {
+			r, err = openHTTP(ctx, loc)
+		}
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("read %s: %w", loc, err)
+			}
+			return nil, transient(fmt.Errorf("read %s: %w", loc, err))
+		}
+		return b, nil
+	})
 }
 
 // Exists reports whether a location holds an object or file.
