@@ -141,6 +141,9 @@ type C struct {
 // found, or with no clear reading in its window, is missing with a reason,
 // and so is C (IN 2/2025 item 2.2).
 func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop grid.Crop, p Params) C {
+	if err := p.Validate(); err != nil {
+		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
+	}
 	p = p.withDefaults()
 	if crop == "" {
 		crop = grid.Soja

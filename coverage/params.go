@@ -1,6 +1,9 @@
 package coverage
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/manejo/manejo/grid"
@@ -136,4 +139,50 @@ func (p Params) window(crop grid.Crop, s Season) (time.Time, time.Time) {
 		return t
 	}
 	return at(w[0]), at(w[1])
+}
+
+// ErrParams reports an invalid Params field.
+var ErrParams = errors.New("coverage: bad parameters")
+
+// Validate checks p (after defaults) and returns an error wrapping ErrParams
+// that names the first bad field. Assess reports C missing with this error
+// as the reason; callers should validate once, when they build p.
+func (p Params) Validate() error {
+	p = p.withDefaults()
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrParams}, a...)...)
+	}
+	switch {
+	case !(p.Lambda > 0) || math.IsInf(p.Lambda, 0):
+		return bad("Lambda %v must be positive", p.Lambda)
+	case p.RobustIter < 0:
+		return bad("RobustIter %d must be ≥ 0", p.RobustIter)
+	case !(p.MinAmplitude > 0):
+		return bad("MinAmplitude %v must be positive", p.MinAmplitude)
+	case !(p.GreenUp > 0 && p.GreenUp < 1):
+		return bad("GreenUp %v must be in (0, 1)", p.GreenUp)
+	case p.MinCycleDays < 0 || p.WindowSlackDays < 0:
+		return bad("MinCycleDays %d and WindowSlackDays %d must be ≥ 0", p.MinCycleDays, p.WindowSlackDays)
+	case p.WindowDays < 1:
+		return bad("WindowDays %d must be ≥ 1", p.WindowDays)
+	case !(p.MaxNDVI > -1 && p.MaxNDVI <= 1):
+		return bad("MaxNDVI %v must be in (−1, 1]", p.MaxNDVI)
+	case !(p.StrawNDTI > p.BareNDTI):
+		return bad("StrawNDTI %v must exceed BareNDTI %v", p.StrawNDTI, p.BareNDTI)
+	case p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean":
+		return bad("Estimator %q, want median, min or mean", p.Estimator)
+	}
+	for c, v := range p.LagDays {
+		if !(v >= 0 && v < 120) {
+			return bad("LagDays[%s] %v must be in [0, 120)", c, v)
+		}
+	}
+	for c, w := range p.Windows {
+		for _, md := range w {
+			if err := md.valid(); err != nil {
+				return bad("Windows[%s] %s: %v", c, md, err)
+			}
+		}
+	}
+	return nil
 }

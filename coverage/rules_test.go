@@ -344,3 +344,33 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 		}
 	})
 }
+
+func TestParamsValidate(t *testing.T) {
+	if err := (Params{}).Validate(); err != nil {
+		t.Fatalf("defaults invalid: %v", err)
+	}
+	tests := []struct {
+		name string
+		p    Params
+		want string
+	}{
+		{"endmembers swapped", Params{BareNDTI: 0.3, StrawNDTI: 0.1}, "StrawNDTI"},
+		{"estimator", Params{Estimator: "mode"}, "Estimator"},
+		{"green-up", Params{GreenUp: 1.5}, "GreenUp"},
+		{"window days", Params{WindowDays: -3}, "WindowDays"},
+		{"lag", Params{LagDays: map[grid.Crop]float64{grid.Soja: -1}}, "LagDays"},
+		{"window month-day", Params{Windows: map[grid.Crop][2]MonthDay{grid.Soja: {{time.February, 30}, {time.March, 1}}}}, "Windows"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.p.Validate()
+			if !errors.Is(err, ErrParams) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate() = %v, want ErrParams naming %s", err, tc.want)
+			}
+			contract, _ := ParseSeason("2026/2027", MonthDay{})
+			if c := Assess(nil, contract, nil, grid.Soja, tc.p); c.OK || !strings.Contains(c.Reason, tc.want) {
+				t.Errorf("Assess with bad params = %+v", c)
+			}
+		})
+	}
+}
