@@ -106,7 +106,7 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 // checkAccuracy asserts the targets of issue 10. strictLevel makes the
 // level-agreement target (≥ 95 %) an error; the always-on run only logs it,
 // because it is not met (docs/coverage.md, "Accuracy": even noise-free daily
-// readings reach only ≈ 92 %, TestAccuracyCeiling).
+// readings reach only ≈ 93 %, TestAccuracyCeiling).
 func checkAccuracy(t *testing.T, r accuracyResult, strictLevel bool) {
 	t.Logf("talhões %d, seasons %d", r.fields, r.seasons)
 	t.Logf("sowing detected in %d of %d seasons (%.1f %%); MAE %.2f days (target ≤ 7)",

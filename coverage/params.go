@@ -42,8 +42,8 @@ type Params struct {
 	// Straw cover.
 	WindowDays int     // days read before sowing; default 30 (Portaria 349/2026 item 6.7.2)
 	MaxNDVI    float64 // readings with NDVI at or above this are green vegetation and dropped; default 0.3
-	BareNDTI   float64 // NDTI of bare soil, 0 % straw; default 0.054
-	StrawNDTI  float64 // NDTI of full dry straw, 100 %; default 0.247
+	BareNDTI   float64 // NDTI of bare soil, 0 % straw; default 0.055
+	StrawNDTI  float64 // NDTI of full dry straw, 100 %; default 0.246
 	// Estimator picks the per-cell NDTI from the window's readings:
 	// "median" (default), "min" (Zheng et al. 2012) or "mean". The minimum
 	// rejects green weeds but is biased low by noise (docs/coverage.md).
@@ -61,8 +61,8 @@ const (
 	DefaultSlackDays    = 15
 	DefaultWindowDays   = 30
 	DefaultMaxNDVI      = 0.3
-	DefaultBareNDTI     = 0.054
-	DefaultStrawNDTI    = 0.247
+	DefaultBareNDTI     = 0.055
+	DefaultStrawNDTI    = 0.246
 )
 
 // DefaultLagDays are the default LagDays.
