@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -44,6 +45,9 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	t0 := time.Now()
 	tr, err := synth.Generate(ctx, o)
+	if errors.Is(err, synth.ErrOptions) { // bad --size, --blocksize, --fields...
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return err
 	}

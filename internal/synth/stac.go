@@ -145,9 +145,7 @@ func (sc *scene) stacItem(it *item) stacItem {
 			Synthetic:        true,
 		},
 		Assets: map[string]stacAsset{},
-		Links: []stacLink{
-			{Rel: "collection", Href: "https://earth-search.aws.element84.com/v1/collections/sentinel-2-l2a", Type: "application/json"},
-		},
+		Links:  []stacLink{},
 	}
 	for _, a := range assets {
 		size, res := n, 10

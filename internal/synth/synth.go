@@ -15,6 +15,8 @@ import (
 
 var registerGDAL sync.Once
 
+func registerAll() { godal.RegisterAll() }
+
 // Defaults of Options (the zero value of each field means its default).
 const (
 	DefaultFields      = 6           // the designed talhões, SYN-001..SYN-006
@@ -139,7 +141,7 @@ func Generate(ctx context.Context, o Options) (Truth, error) {
 	if err != nil {
 		return Truth{}, err
 	}
-	registerGDAL.Do(godal.RegisterAll)
+	registerGDAL.Do(registerAll)
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return Truth{}, fmt.Errorf("create %s: %w", o.Out, err)
 	}

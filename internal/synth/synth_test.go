@@ -271,7 +271,7 @@ func TestCatalog(t *testing.T) {
 			BBox       []float64      `json:"bbox"`
 			Properties map[string]any `json:"properties"`
 			Geometry   struct {
-				Type        string          `json:"type"`
+				Type        string         `json:"type"`
 				Coordinates [][][2]float64 `json:"coordinates"`
 			} `json:"geometry"`
 			Assets map[string]struct {
@@ -539,6 +539,38 @@ func TestGridOfTalhoes(t *testing.T) {
 			t.Errorf("SYN-001 MODIS-eligible: grid.Build %v (%d points, %s), truth %+v", g.MODISEligible, g.MODISPoints, g.MODISReason, ft.MODIS)
 		}
 		t.Logf("%s %.1f ha: %d cells of %.1f ha, MODIS %v (%d points)", f.ID, g.AreaHa, len(g.Cells), g.CellSizeHa, g.MODISEligible, g.MODISPoints)
+		// The headland strip is seen by border cells only (IN 2.3 III).
+		for _, h := range ft.Headland {
+			pr, err := newProjector(tr.EPSG)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d design
+			for _, x := range designs() {
+				if x.id == f.ID {
+					d = x
+				}
+			}
+			edge := tr.Scene.OriginY - (bounds(d.ring)[1] + h.WidthM) // northing of the strip's south side
+			inStrip := 0
+			for _, c := range g.Cells {
+				_, y, err := pr.toUTM(c.Centre[0], c.Centre[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if y > edge {
+					inStrip++
+					if !c.Border {
+						t.Errorf("%s cell %s: centre in the headland strip but not a border cell", f.ID, c.ID)
+					}
+				}
+			}
+			pr.close()
+			if inStrip == 0 {
+				t.Errorf("%s: no cell centre in the %.0f m headland strip", f.ID, h.WidthM)
+			}
+			t.Logf("%s: %d of %d cells in the headland strip", f.ID, inStrip, len(g.Cells))
+		}
 	}
 	if classes[true] < 1 || classes[false] < 1 {
 		t.Errorf("talhões ≥ 100 ha: %d, < 100 ha: %d; want both", classes[true], classes[false])
