@@ -60,10 +60,10 @@ func TestManifestRoundTrip(t *testing.T) {
 		t.Fatalf("Fingerprint(abc) = %s, %d, %v", sha, n, err)
 	}
 	m := Manifest{Version: "v1", StartedAt: time.Date(2026, 11, 29, 15, 0, 0, 0, time.FixedZone("BRT", -3*3600)),
-		Shard:   &Shard{Index: 3, Count: 16},
-		Inputs:  []Input{{Role: "fields", Path: "talhoes.geojson", Bytes: n, SHA256: sha}},
-		Counts:  map[string]int64{"talhoes": 2, "cells": 74},
-		Skipped: map[string]int64{"cloud cover > 80 %": 12},
+		Shard:    &Shard{Index: 3, Count: 16},
+		Inputs:   []Input{{Role: "fields", Path: "talhoes.geojson", Bytes: n, SHA256: sha}},
+		Counts:   map[string]int64{"talhoes": 2, "cells": 74},
+		Skipped:  map[string]int64{"cloud cover > 80 %": 12},
 		Failures: []Failure{{FieldID: "MT-SIN-001", Stage: "slope", Status: StatusFailed, Reason: "DEM does not cover the talhão"}}}
 	m.Record("series", 1500*time.Millisecond)
 	m.Record("series", 500*time.Millisecond)
