@@ -201,6 +201,27 @@ func peakRSSMB() float64 {
 	return float64(ru.Maxrss) / 1024
 }
 
+// cpuTime is the user+system CPU time of this process (all threads, GDAL
+// included): on a shared machine it is steadier than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+var childCPUSeen time.Duration
+
+// childCPUTime returns the CPU time of waited-for child processes since the
+// previous call.
+func childCPUTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	t := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d := t - childCPUSeen
+	childCPUSeen = t
+	return d
+}
+
 // heapSysMB samples runtime.MemStats.HeapSys while f runs and returns the
 // largest value seen, in MiB.
 func heapSysMB(f func()) float64 {
@@ -356,25 +377,28 @@ func BenchmarkSample(b *testing.B) {
 	// Ratios measured in one run, one goroutine each, alternating: the
 	// bound is the faster of block reads and one window read.
 	b.Run("Ratio/SampleOverBound", func(b *testing.B) {
-		var ts, tb, tw time.Duration
-		for i := 0; i < b.N; i++ {
-			s := time.Now()
-			boundBlocks(b, bt, len(bt.dates))
-			tb += time.Since(s)
-			s = time.Now()
-			boundWindow(b, bt, len(bt.dates))
-			tw += time.Since(s)
-			s = time.Now()
-			sampleBench(b, cat, bt, 1, allDates)
-			ts += time.Since(s)
+		var ts, tb, tw, cs, cb, cw time.Duration
+		timed := func(f func(), wall, cpu *time.Duration) {
+			c0, w0 := cpuTime(), time.Now()
+			f()
+			*wall += time.Since(w0)
+			*cpu += cpuTime() - c0
 		}
-		bound := min(tb, tw)
-		b.ReportMetric(ts.Seconds()/bound.Seconds(), "sample/bound")
-		b.ReportMetric(tb.Seconds()/float64(b.N), "bound-blocks-s")
-		b.ReportMetric(tw.Seconds()/float64(b.N), "bound-window-s")
-		b.ReportMetric(ts.Seconds()/float64(b.N), "sample-s")
-		b.ReportMetric(nobs*float64(b.N)/ts.Seconds(), "sample-cellobs/s")
-		b.ReportMetric(nobs*float64(b.N)/bound.Seconds(), "bound-cellobs/s")
+		for i := 0; i < b.N; i++ {
+			timed(func() { boundBlocks(b, bt, len(bt.dates)) }, &tb, &cb)
+			timed(func() { boundWindow(b, bt, len(bt.dates)) }, &tw, &cw)
+			timed(func() { sampleBench(b, cat, bt, 1, allDates) }, &ts, &cs)
+		}
+		n := float64(b.N)
+		b.ReportMetric(ts.Seconds()/min(tb, tw).Seconds(), "sample/bound")
+		b.ReportMetric(cs.Seconds()/min(cb, cw).Seconds(), "sample/bound-cpu")
+		b.ReportMetric(tb.Seconds()/n, "bound-blocks-s")
+		b.ReportMetric(tw.Seconds()/n, "bound-window-s")
+		b.ReportMetric(ts.Seconds()/n, "sample-s")
+		b.ReportMetric(cb.Seconds()/n, "bound-blocks-cpu-s")
+		b.ReportMetric(cw.Seconds()/n, "bound-window-cpu-s")
+		b.ReportMetric(cs.Seconds()/n, "sample-cpu-s")
+		b.ReportMetric(nobs*n/ts.Seconds(), "sample-cellobs/s")
 	})
 	b.Run("Ratio/GdallocationinfoOverSample", func(b *testing.B) {
 		if _, err := exec.LookPath("gdallocationinfo"); err != nil {
@@ -383,16 +407,20 @@ func BenchmarkSample(b *testing.B) {
 		// The plain way on the first 4 dates, same points.
 		const nd = 4
 		to := mustTime(bt.dates[nd-1])
-		var tp, ts time.Duration
+		var tp, ts, cp, cs time.Duration
+		childCPUTime() // reset
 		for i := 0; i < b.N; i++ {
 			s := time.Now()
 			plainGDAL(b, bt, nd)
 			tp += time.Since(s)
-			s = time.Now()
+			cp += childCPUTime() // the gdallocationinfo processes
+			s, c := time.Now(), cpuTime()
 			sampleBench(b, cat, bt, 1, to)
 			ts += time.Since(s)
+			cs += cpuTime() - c
 		}
 		b.ReportMetric(tp.Seconds()/ts.Seconds(), "plain/sample")
+		b.ReportMetric(cp.Seconds()/cs.Seconds(), "plain/sample-cpu")
 		b.ReportMetric(tp.Seconds()/float64(b.N), "plain-s")
 		b.ReportMetric(ts.Seconds()/float64(b.N), "sample-s")
 	})

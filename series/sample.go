@@ -353,6 +353,10 @@ type reader struct {
 	cfg   []string
 	allow []string
 	buf   []float64
+	u8    []uint8
+	u16   []uint16
+	i16   []int16
+	f32   []float32
 	// Transforms from WGS84 by raster CRS WKT: creating one costs
 	// 10–250 ms in PROJ, so each goroutine keeps its own.
 	trs map[string]*godal.Transform
@@ -800,12 +804,12 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		// (small scenes, a few cells). Large windows cost more than the
 		// blocks they decode (buffer, conversion), so they go block by
 		// block.
-		buf := r.buffer(aw * ah)
+		buf, at := r.typed(bs.DataType, aw*ah)
 		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(r.cfg...)); err != nil {
 			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
 		}
 		for _, i := range idx {
-			ro.val[i] = buf[(ro.row[i]-all.y0)*aw+ro.col[i]-all.x0]
+			ro.val[i] = at((ro.row[i]-all.y0)*aw + ro.col[i] - all.x0)
 		}
 		return nil
 	}
@@ -827,20 +831,42 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		}
 		w := blocks[k]
 		ww, wh := w.x1-w.x0+1, w.y1-w.y0+1
-		buf := r.buffer(ww * wh)
+		buf, at := r.typed(bs.DataType, ww*wh)
 		if err := band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(r.cfg...)); err != nil {
 			return fmt.Errorf("read %s block %v: %w", ro.asset.Href, k, err)
 		}
 		for _, i := range per[k] {
-			ro.val[i] = buf[(ro.row[i]-w.y0)*ww+ro.col[i]-w.x0]
+			ro.val[i] = at((ro.row[i]-w.y0)*ww + ro.col[i] - w.x0)
 		}
 	}
 	return nil
 }
 
-func (r *reader) buffer(n int) []float64 {
-	if cap(r.buf) < n {
-		r.buf = make([]float64, n)
+// typed returns a buffer of n pixels in the band's own data type (so GDAL
+// copies decoded blocks without converting them) and an accessor giving
+// pixel i as float64.
+func (r *reader) typed(dt godal.DataType, n int) (any, func(i int) float64) {
+	switch dt {
+	case godal.Byte:
+		b := grow(&r.u8, n)
+		return b, func(i int) float64 { return float64(b[i]) }
+	case godal.UInt16:
+		b := grow(&r.u16, n)
+		return b, func(i int) float64 { return float64(b[i]) }
+	case godal.Int16:
+		b := grow(&r.i16, n)
+		return b, func(i int) float64 { return float64(b[i]) }
+	case godal.Float32:
+		b := grow(&r.f32, n)
+		return b, func(i int) float64 { return float64(b[i]) }
 	}
-	return r.buf[:n]
+	b := grow(&r.buf, n)
+	return b, func(i int) float64 { return b[i] }
+}
+
+func grow[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	return (*s)[:n]
 }
