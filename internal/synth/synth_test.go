@@ -459,6 +459,13 @@ func TestTruthConsistent(t *testing.T) {
 	if len(f6.Tillage) != 4 || *f6.C.Level != 1 {
 		t.Errorf("SYN-006: %d tillages, C %+v: want yearly tillage and C level 1", len(f6.Tillage), f6.C)
 	}
+	levels := map[int]bool{}
+	for _, f := range tr.Fields {
+		levels[*f.C.Level] = true
+	}
+	if !levels[1] || !levels[2] || !levels[3] {
+		t.Errorf("C levels of the designed talhões %v, want 1, 2 and 3", levels)
+	}
 	var flat, steep int
 	for _, f := range tr.Fields {
 		switch s := f.Slope.MeanPct; {
