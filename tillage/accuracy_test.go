@@ -206,11 +206,9 @@ func TestAccuracy(t *testing.T) {
 	p := DefaultParams()
 	// The default run (seed 1) is the set the defaults were tuned on; the
 	// full run draws a different set (seed 2) so its figures are held out.
-	n, nT, seed := 100, 30, uint64(1)
+	n, nT, seed := 200, 200, uint64(1)
 	if *accuracy {
 		n, nT, seed = 1000, 1000, 2
-	} else if testing.Short() {
-		n, nT = 40, 10
 	}
 	g := testGenerator()
 	cell, talhao, nBorder, borderEvents, borderCellBreaks, ta := runAccuracyT(g, p, n, nT, seed)
@@ -224,12 +222,14 @@ func TestAccuracy(t *testing.T) {
 	t.Log("\n" + sb.String())
 	const revisitDays = 5
 	// Issue 3 targets precision ≥ 0.90, recall ≥ 0.90 and a median dating
-	// error ≤ one revisit. Recall is NOT met yet on internal/pheno (many of
-	// its tillages act on fields whose straw has decayed, or are chisel
-	// passes that leave 30–50 % of it: see docs/tillage.md); the recall
-	// floor below guards the measured level against regressions and is not
-	// the target.
-	const recallFloor = 0.50
+	// error ≤ one revisit. The talhão (what SINM receives) meets them, on
+	// this tuning set and on the held-out set (-accuracy), so its recall
+	// target is asserted. A single cell does NOT meet the recall target (≈
+	// 0.8: one pixel's straw/soil noise σ ≈ 0.1 hides chisel passes and
+	// tillage seen through long cloudy gaps, see docs/tillage.md); its
+	// floor guards the measured level against regressions and is not the
+	// target.
+	recallMin := map[string]float64{"cell": 0.75, "talhão": 0.90}
 	if borderEvents > 0 {
 		t.Errorf("%d events from the border-only revolving of %d talhões, want 0 (IN 2.3 III)", borderEvents, nBorder)
 	}
@@ -243,8 +243,8 @@ func TestAccuracy(t *testing.T) {
 		if c.c.recall() < 0.90 {
 			t.Logf("%s recall = %.3f: issue 3 target 0.90 NOT met", c.level, c.c.recall())
 		}
-		if c.c.recall() < recallFloor {
-			t.Errorf("%s recall = %.3f, regression floor %.2f", c.level, c.c.recall(), recallFloor)
+		if min := recallMin[c.level]; c.c.recall() < min {
+			t.Errorf("%s recall = %.3f, want ≥ %.2f", c.level, c.c.recall(), min)
 		}
 		if c.c.medianErr() > revisitDays {
 			t.Errorf("%s median dating error = %.1f d, want ≤ %d d (one revisit)", c.level, c.c.medianErr(), revisitDays)

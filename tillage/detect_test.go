@@ -106,6 +106,35 @@ func TestDetectCellScenarios(t *testing.T) {
 			}
 			return mix(0, 0.75)
 		}, 0, time.Time{}},
+		{"chisel of heavy straw (straw 0.85 → 0.40, soil only 0.60)", func(i int) [2]float64 {
+			if i < tillDay {
+				return mix(0, 0.85)
+			}
+			return mix(0, 0.40)
+		}, 1, start.AddDate(0, 0, 5*tillDay)},
+		{"ploughing days before sowing: first clear date already green 0.3", func(i int) [2]float64 {
+			if i < tillDay {
+				return mix(0, 0.8)
+			}
+			g := math.Min(0.9, 0.3+0.05*float64(i-tillDay))
+			return mix(g, 0.1*(1-g))
+		}, 1, start.AddDate(0, 0, 5*tillDay)},
+		{"soybean harvest: senescent canopy (reads as straw) → ground straw 0.55", func(i int) [2]float64 {
+			switch {
+			case i < tillDay-6:
+				return mix(0.9, 0.05)
+			case i < tillDay:
+				return mix(0, 0.95)
+			}
+			return mix(0, 0.55)
+		}, 0, time.Time{}},
+		{"weed flush over straw, desiccated", func(i int) [2]float64 {
+			g := 0.0
+			if i >= tillDay-10 && i < tillDay {
+				g = 0.3
+			}
+			return mix(g, 0.6*(1-g))
+		}, 0, time.Time{}},
 		{"slow straw decay to soil", func(i int) [2]float64 {
 			return mix(0, 0.8*math.Exp(-float64(5*i)/60))
 		}, 0, time.Time{}},

@@ -14,7 +14,11 @@
 // with little canopy and confirmed by the next clear observation(s). Harvest
 // and desiccation move green to straw (NDTI stays up) and green-up lowers
 // the soil fraction, so neither fires; a single-date unflagged cloud is not
-// confirmed.
+// confirmed. A second test reads the straw share of the non-green part of
+// the pixel, r = straw/(straw+soil): tillage divides it by the share of the
+// straw it buries while green-up leaves it unchanged, so a relative drop
+// of r beyond K σ catches chisel passes that leave the soil half covered
+// and tillage first seen under an emerging crop.
 //
 // Detect groups cell breaks into talhão events (at least half of the
 // interior cells within one window; border cells alone never make one, IN

@@ -48,7 +48,7 @@ type Event struct {
 // cellSeries is one cell's clear observations, unmixed, with its σ.
 type cellSeries struct {
 	cs     []clearObs
-	sigma  float64
+	sg     sigmas
 	border bool
 }
 
@@ -75,7 +75,7 @@ func Detect(cells []Cell, p Params) []Event {
 	var interior [][]Obs
 	for i, c := range cells {
 		cs := prepare(c.Obs, p, u)
-		series[i] = cellSeries{cs: cs, sigma: robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs))), border: c.Border}
+		series[i] = cellSeries{cs: cs, sg: newSigmas(cs, p.MinSigma), border: c.Border}
 		if !c.Border {
 			nInt++
 			interior = append(interior, c.Obs)
@@ -96,7 +96,7 @@ func Detect(cells []Cell, p Params) []Event {
 	var cellCands []Break
 	for i, sr := range series {
 		if !sr.border {
-			cellCands = append(cellCands, scanTillage(series[i].cs, p, series[i].sigma)...)
+			cellCands = append(cellCands, scanTillage(series[i].cs, p, series[i].sg)...)
 		}
 	}
 	sort.SliceStable(cellCands, func(i, j int) bool { return cellCands[i].Date.Before(cellCands[j].Date) })
@@ -150,7 +150,7 @@ func agree(series []cellSeries, c Break, p Params, window time.Duration, need, n
 			if k < 1 {
 				continue
 			}
-			if b, ok := tillageAt(cs, k, pc, sr.sigma, buf, post); ok {
+			if b, ok := breakAt(cs, k, pc, sr.sg, buf, post); ok {
 				nc++
 				if !sr.border {
 					ni++

@@ -1,0 +1,297 @@
+package tillage
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/internal/pheno"
+)
+
+// tilldebug enables the diagnostics below, all on the tuning seed (1):
+// TestDebugFN lists missed tillages with the observations around them and
+// tallies why the straw-drop test rejected them; TestDebugFP lists false
+// cell breaks with the crop calendar around them; TestDebugTune runs the
+// harness at 1,000 cells + 400 talhões with knobs from the environment (K,
+// CELLK, RRATIO, RRATIOC, RGAP, RCROPD, RMIN, RMAXG).
+var tilldebug = flag.Bool("tilldebug", false, "print tillage harness diagnostics on the tuning seed")
+
+func TestDebugFN(t *testing.T) {
+	if !*tilldebug {
+		t.Skip("-tilldebug not set")
+	}
+	envF("RCROPD", &rCropDays)
+	envF("RRATIO", &rRatio)
+	p := DefaultParams()
+	u, _ := newUnmixer(p)
+	g := testGenerator().(*phenoGen)
+	var sc *pheno.Scenario
+	onScenario = func(s *pheno.Scenario) { sc = s }
+	defer func() { onScenario = nil }()
+	rng := rand.New(rand.NewPCG(1, 0x7a11a9e))
+	cat := map[string]int{}
+	defer func() { t.Log(cat) }()
+	kinds := map[string][2]int{}
+	for i := 0; i < 2000; i++ {
+		till := i%2 == 0
+		cells, truth := g.talhao(rng, till, false, 1, 0)
+		det := DetectCell(cells[0].Obs, p)
+		_, _, hit := matchFlags(det, truth)
+		cs := prepare(cells[0].Obs, p, u)
+		for k, tr := range truth {
+			var kind string
+			var ret float64
+			for _, x := range sc.Tillage {
+				if x.Date.Equal(tr) {
+					kind, ret = x.Kind, x.Retention
+				}
+			}
+			kk := kinds[kind]
+			kk[1]++
+			if hit[k] {
+				kk[0]++
+			}
+			kinds[kind] = kk
+			if hit[k] {
+				continue
+			}
+			emerg := 9999
+			for _, c := range sc.Cycles {
+				if !c.Emergence.Before(tr) {
+					emerg = int(c.Emergence.Sub(tr).Hours() / 24)
+					break
+				}
+			}
+			npost, npre := 0, 0
+			for _, c := range cs {
+				d := c.date.Sub(tr).Hours() / 24
+				if d >= 0 && d <= 60 && c.green <= 0.6 {
+					npost++
+				}
+				if d < 0 && d >= -30 {
+					npre++
+				}
+			}
+			key := fmt.Sprintf("post%d", min(npost, 3))
+			if npre == 0 {
+				key += "/nopre"
+			}
+			if sc.GroundStraw(tr.AddDate(0, 0, -1)) < 0.3 {
+				key += "/lowstraw"
+			}
+			cat[key]++
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "FN %s %s ret %.2f groundstraw %.2f→%.2f emerg +%dd:", tr.Format(time.DateOnly), kind, ret, sc.GroundStraw(tr.AddDate(0, 0, -1)), sc.GroundStraw(tr), emerg)
+			for _, c := range cs {
+				d := int(c.date.Sub(tr).Hours() / 24)
+				if d < -25 || d > 60 {
+					continue
+				}
+				fmt.Fprintf(&sb, " [%+d g%.2f s%.2f b%.2f r%.2f]", d, c.green, c.straw, c.soil, 1-c.groundSoil())
+			}
+			sg := newSigmas(cs, p.MinSigma)
+			fmt.Fprintf(&sb, " σr %.3f σs %.3f", sg.r, sg.soil)
+			for j := range cs {
+				if !cs[j].date.Before(tr) && j > 0 {
+					s5 := 999.0
+					for k := j - 1; k >= 0; k-- {
+						if cs[k].green >= rCropGreen {
+							s5 = cs[j].date.Sub(cs[k].date).Hours() / 24
+							break
+						}
+					}
+					fmt.Fprintf(&sb, " sinceG5 %.0f gap %.0f", s5, cs[j].date.Sub(cs[j-1].date).Hours()/24)
+					w := why(cs, j, p, sg.r)
+					if j+1 < len(cs) {
+						w += "," + why(cs, j+1, p, sg.r)
+					}
+					cat["why "+w]++
+					break
+				}
+			}
+			for _, b := range det {
+				d := int(b.After.Sub(tr).Hours() / 24)
+				if d > -200 && d < 200 {
+					fmt.Fprintf(&sb, " DET%+d", d)
+				}
+			}
+			t.Log(sb.String())
+		}
+	}
+	t.Log(kinds)
+}
+
+func envF(name string, v *float64) {
+	if s := os.Getenv(name); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err == nil {
+			*v = f
+		}
+	}
+}
+
+func TestDebugTune(t *testing.T) {
+	if !*tilldebug {
+		t.Skip("-tilldebug not set")
+	}
+	envF("RMAXG", &rMaxGreen)
+	envF("RCROPG", &rCropGreen)
+	envF("RCROPD", &rCropDays)
+	envF("RMIN", &rMinStraw)
+	envF("RRATIO", &rRatio)
+	envF("RGAP", &rMaxGap)
+	envF("RRATIOC", &rRatioCrop)
+	p := DefaultParams()
+	envF("K", &p.K)
+	envF("CELLK", &p.CellK)
+	n, nT := 1000, 400
+	cell, talhao, nb, be, bcb, _ := runAccuracyT(testGenerator(), p, n, nT, 1)
+	t.Logf("\ncell   : %v\ntalhão : %v\nborder %d %d %d", cell, talhao, nb, be, bcb)
+}
+
+func TestDebugFP(t *testing.T) {
+	if !*tilldebug {
+		t.Skip("-tilldebug not set")
+	}
+	envF("RMAXG", &rMaxGreen)
+	envF("RCROPG", &rCropGreen)
+	envF("RCROPD", &rCropDays)
+	envF("RMIN", &rMinStraw)
+	envF("RRATIO", &rRatio)
+	envF("RGAP", &rMaxGap)
+	p := DefaultParams()
+	u, _ := newUnmixer(p)
+	g := testGenerator().(*phenoGen)
+	var sc *pheno.Scenario
+	onScenario = func(s *pheno.Scenario) { sc = s }
+	defer func() { onScenario = nil }()
+	rng := rand.New(rand.NewPCG(1, 0x7a11a9e))
+	for i := 0; i < 2000; i++ {
+		till := i%2 == 0
+		cells, truth := g.talhao(rng, till, false, 1, 0)
+		det := DetectCell(cells[0].Obs, p)
+		cs := prepare(cells[0].Obs, p, u)
+		used := make([]bool, len(det))
+		for _, tr := range truth {
+			for k, d := range det {
+				if used[k] || d.After.Before(tr) {
+					continue
+				}
+				if d.Before.Before(tr) || d.After.Sub(tr) <= matchTol {
+					used[k] = true
+					break
+				}
+			}
+		}
+		for k, d := range det {
+			if used[k] {
+				continue
+			}
+			var sb strings.Builder
+			fmt.Fprintf(&sb, "FP %s z %.1f pre %.2f post %.2f sig %.3f:", d.Date.Format(time.DateOnly), d.MagnitudeSigma, d.PreLevel, d.PostLevel, d.Sigma)
+			for _, c := range sc.Cycles {
+				if dd := c.Harvest.Sub(d.Date).Hours() / 24; dd > -120 && dd < 30 {
+					fmt.Fprintf(&sb, " %s harv%+.0f", c.Crop, dd)
+				}
+				if dd := c.Emergence.Sub(d.Date).Hours() / 24; dd > -60 && dd < 30 {
+					fmt.Fprintf(&sb, " %s emer%+.0f", c.Crop, dd)
+				}
+			}
+			for _, x := range sc.Tillage {
+				fmt.Fprintf(&sb, " TILL%+.0f", x.Date.Sub(d.Date).Hours()/24)
+			}
+			for jb := range cs {
+				if cs[jb].date.Equal(d.Date) {
+					_, okS := tillageAt(cs, jb, p, newSigmas(cs, p.MinSigma).soil, nil, nil)
+					sg := newSigmas(cs, p.MinSigma)
+					br, okR := strawDropAt(cs, jb, p, sg.r, make([]float64, 0, 10), make([]float64, 0, 10))
+					fmt.Fprintf(&sb, " soilpath=%v rpath=%v %+v prev=%s", okS, okR, br, cs[jb-1].date.Format(time.DateOnly))
+				}
+			}
+			fmt.Fprintf(&sb, " |")
+			for _, c := range cs {
+				dd := int(c.date.Sub(d.Date).Hours() / 24)
+				if dd < -35 || dd > 30 {
+					continue
+				}
+				gt, st, _ := sc.Fractions(c.date)
+				fmt.Fprintf(&sb, " [%+d g%.2f r%.2f b%.2f (g%.2f s%.2f)]", dd, c.green, c.strawShare(), c.soil, gt, st)
+			}
+			t.Log(sb.String())
+		}
+	}
+}
+
+// why replicates strawDropAt and names the first failed condition.
+func why(cs []clearObs, j int, p Params, sigma float64) string {
+	n := len(cs)
+	c := cs[j]
+	if c.green > rMaxGreen {
+		return "green1"
+	}
+	if c.date.Sub(cs[j-1].date).Hours() > rMaxGap*24 {
+		return "gap"
+	}
+	ratio := rRatio
+	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date).Hours() <= rCropDays*24; i-- {
+		if cs[i].green >= rCropGreen {
+			ratio = rRatioCrop
+			break
+		}
+	}
+	var v []float64
+	window := time.Duration(p.PreWindowDays) * 24 * time.Hour
+	for i := j - 1; i >= 0 && len(v) < p.PreObs; i-- {
+		if cs[j-1].date.Sub(cs[i].date) > window {
+			break
+		}
+		if cs[i].green <= rMaxGreen {
+			v = append(v, cs[i].strawShare())
+		}
+	}
+	if len(v) == 0 {
+		return "nopre"
+	}
+	npre := len(v)
+	pre := median(v)
+	if pre < rMinStraw {
+		return "lowpre"
+	}
+	hi := ratio * pre
+	var post []float64
+	for i := j; i < n && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
+		x := cs[i]
+		if x.green > rMaxGreen || x.date.After(c.date.Add(persistDays*24*time.Hour)) {
+			break
+		}
+		r := x.strawShare()
+		if len(post) <= p.ConfirmObs && r > hi {
+			if ratio < rRatio {
+				return "confirm-crop"
+			}
+			return "confirm"
+		}
+		post = append(post, r)
+	}
+	if len(post) < p.ConfirmObs+1 {
+		return "npost"
+	}
+	postLvl := median(post)
+	if postLvl > hi {
+		return "postlvl"
+	}
+	z := (pre - postLvl) / (sigma * math.Sqrt(1/float64(npre)+1/float64(len(post))))
+	if z <= p.K {
+		return fmt.Sprintf("z%.0f", z)
+	}
+	if z1 := (pre - c.strawShare()) / (sigma * math.Sqrt(1/float64(npre)+1)); z1 <= p.K/2 {
+		return "z1"
+	}
+	return "ok"
+}
