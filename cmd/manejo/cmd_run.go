@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -39,6 +41,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		season, agriStart, from, asOf, shard string
 		codes, codesFile                     string
 		shards                               int
+		quiet                                bool
 		allow                                stringList
 		tp                                   = tillage.DefaultParams()
 		cp                                   coverage.Params
@@ -59,6 +62,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
 	fs.IntVar(&cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
 	fs.IntVar(&cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
+	fs.BoolVar(&quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
 	fs.BoolVar(&cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
 	fs.Float64Var(&cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
 	fs.Float64Var(&cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
@@ -106,10 +110,24 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfg.Tillage, cfg.Coverage = tp, cp
 	cfg.AllowHrefPrefix = allow
 	cfg.Version = version
-	cfg.Progress = stderr
+	if !quiet {
+		if isTerminal(stderr) {
+			// A live one-line bar; log lines print above it.
+			bar := worker.NewBar(stderr)
+			defer bar.Close()
+			cfg.Progress, cfg.OnProgress = bar, bar.Update
+		} else {
+			// Batch jobs, CI, files: one JSON object per line.
+			l := slog.New(slog.NewJSONHandler(stderr, nil))
+			cfg.Log, cfg.OnProgress = l, worker.LogProgress(l)
+		}
+	}
 
 	sum, err := worker.Run(ctx, cfg)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: committed batches are kept in %s/_staging and the next run with the same inputs resumes from them: %w", cfg.Out, err)
+		}
 		return err
 	}
 	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed; manifest %s\n",
@@ -149,3 +167,14 @@ func loadCodes(ctx context.Context, flagValue, file string) (export.SatelliteCod
 }
 
 var _ = errors.New
+
+// isTerminal reports whether w is a character device (an interactive
+// terminal), where a redrawn progress bar makes sense.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -5,8 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -152,7 +156,40 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	sum.Timings["grid"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
-	obs, st, err := series.Sample(ctx, s.in.cat, grids, series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles})
+	var (
+		obs []series.Obs
+		st  series.Stats
+		err error
+	)
+	// GDAL 3.6 does not retry every transient failure (multi-range reads,
+	// dropped connections), and a scene it could not read would be skipped
+	// for good once the batch is committed. So a batch whose reads failed
+	// transiently is sampled again, with backoff, before it is committed.
+	var gdalCfg []string
+	for attempt := 1; ; attempt++ {
+		obs, st, err = series.Sample(ctx, s.in.cat, grids, series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg})
+		n, paths := transientReads(ctx, st.Problems)
+		if err != nil || n == 0 || attempt >= SampleAttempts {
+			if n > 0 {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("batch %d: %d scene reads still failed after %d attempts; those scenes are skipped", b, n, attempt))
+			}
+			break
+		}
+		sum.Counts["batch_resamples"]++
+		// GDAL remembers a file it failed to open as missing: make it
+		// look again.
+		gdalCfg = nil
+		if len(paths) > 0 {
+			gdalCfg = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
+		}
+		wait := time.NewTimer(time.Duration(attempt) * 2 * time.Second)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return sum, false, fmt.Errorf("sample batch %d: %w", b, ctx.Err())
+		case <-wait.C:
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return sum, false, fmt.Errorf("sample batch %d: %w", b, err)
@@ -360,4 +397,96 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// removeStaleTemps deletes the temporary files (".name.tmp-*", see
+// storage.WriteFile) that a killed process of this shard left under a local
+// output folder, so a rerun leaves exactly the files of a clean run. Temp
+// files of other shards, which may be running, are left alone.
+func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
+	payloads := make(map[string]bool, len(owned))
+	for _, f := range owned {
+		payloads[filepath.Base(export.PayloadName(f.ID))] = true
+	}
+	tag := fmt.Sprintf("part-%05d-of-%05d", sh.Index, max(sh.Count, 1))
+	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		i := strings.LastIndex(name, ".tmp-")
+		if !strings.HasPrefix(name, ".") || i < 0 {
+			return nil
+		}
+		target := name[1:i]
+		if sh.Count <= 1 || strings.Contains(p, tag) || payloads[target] || strings.Contains(target, tag) {
+			_ = os.Remove(p)
+		}
+		return nil
+	})
+}
+
+// SampleAttempts is how many times a batch is sampled when some of its
+// scene reads fail transiently (HTTP 429/5xx, dropped or timed-out
+// connections) before the failed scenes are skipped and reported.
+const SampleAttempts = 4
+
+// transientMarks are the texts of GDAL/curl errors worth another attempt.
+var transientMarks = []string{
+	"HTTP error code: 5", "HTTP error code: 429", "response_code=5", "response_code=429",
+	"Retrying again", "Connection reset", "Connection timed out", "Operation timed out",
+	"Couldn't connect", "Empty reply", "Recv failure", "Send failure", "connection refused",
+	"SlowDown", "curl error",
+}
+
+// remoteRaster finds the remote raster a read problem names.
+var remoteRaster = regexp.MustCompile("(/vsis3/|s3://)[^\\s'`\"]+?\\.(?:tif|TIF|tiff|TIFF)")
+
+// transientReads counts the scene reads of a Sample that failed for a
+// transient reason: a GDAL/curl error text that says so, or a remote file
+// GDAL could not open although the object is there (a dropped HEAD request
+// leaves GDAL believing it missing). It returns the /vsis3/ paths involved,
+// whose cached state GDAL must forget before another attempt.
+func transientReads(ctx context.Context, ps []series.Problem) (int, []string) {
+	n := 0
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range ps {
+		if p.Reason != "unreadable" {
+			continue
+		}
+		msg := p.Error()
+		if p.Detail != "" && !strings.Contains(msg, p.Detail) {
+			msg += " " + p.Detail
+		}
+		path := remoteRaster.FindString(msg)
+		loc := path
+		if strings.HasPrefix(path, "/vsis3/") {
+			loc = "s3://" + strings.TrimPrefix(path, "/vsis3/")
+		}
+		isTransient := false
+		for _, m := range transientMarks {
+			if strings.Contains(msg, m) {
+				isTransient = true
+				break
+			}
+		}
+		if !isTransient && loc != "" {
+			ok, err := storage.Exists(ctx, loc)
+			isTransient = err == nil && ok
+		}
+		if !isTransient {
+			continue
+		}
+		n++
+		if loc != "" {
+			g := storage.GDALPath(loc)
+			if !seen[g] {
+				seen[g] = true
+				paths = append(paths, g)
+			}
+		}
+	}
+	sort.Strings(paths)
+	return n, paths
 }

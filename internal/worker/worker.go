@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"runtime"
 	"sort"
 	"strings"
@@ -56,7 +57,13 @@ type Config struct {
 	Coverage        coverage.Params
 
 	Version  string    // manejo version, recorded in every output
-	Progress io.Writer // progress lines; nil = silent
+	Progress io.Writer // human-readable log lines; nil = silent
+	// Log, when set, receives the same messages as structured records.
+	Log *slog.Logger
+	// OnProgress, when set, is called when the computation starts, after
+	// every batch and at the end (see Progress, Bar, LogProgress). Without
+	// it, every batch also writes a line to Progress.
+	OnProgress func(Progress)
 }
 
 // HistoryYears is how far back a run reads scenes by default: T reaches
@@ -130,6 +137,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	logf := func(format string, a ...any) {
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "[shard %s] "+format+"\n", append([]any{cfg.Shard}, a...)...)
+		}
+		if cfg.Log != nil {
+			cfg.Log.Info(fmt.Sprintf(format, a...), slog.String("shard", cfg.Shard.String()))
 		}
 	}
 	manifestLoc := storage.Join(cfg.Out, manifestName(cfg.Shard))
@@ -216,13 +226,24 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 
 	st := newStage(cfg, in)
 	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
+	if storage.KindOf(cfg.Out) == storage.Local {
+		removeStaleTemps(cfg.Out, cfg.Shard, owned)
+	}
 	var sum Summary
-	done := 0
+	tr := &tracker{start: start, p: Progress{Shard: cfg.Shard, Phase: "start", Batches: nb, Total: len(owned), Failed: m.Status.Failed}}
+	report := func() {
+		if cfg.OnProgress != nil {
+			tr.update()
+			cfg.OnProgress(tr.p)
+		}
+	}
+	report()
 	for b := 0; b < nb; b++ {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("run cancelled after %d of %d batches: %w", b, nb, err)
 		}
 		batch := owned[b*cfg.BatchSize : min((b+1)*cfg.BatchSize, len(owned))]
+		tb := time.Now()
 		res, resumed, err := st.batch(ctx, b, batch)
 		if err != nil {
 			return sum, err
@@ -231,13 +252,17 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			sum.Resumed++
 		}
 		m.merge(res)
-		done += len(batch)
-		el := time.Since(start).Seconds()
-		rate := float64(done) / el
-		eta := time.Duration(float64(len(owned)-done)/max(rate, 1e-9)) * time.Second
-		logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d)%s, %.1f talhões/s, eta %s",
-			b+1, nb, done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed,
-			map[bool]string{true: " [resumed]"}[resumed], rate, eta.Round(time.Second))
+		tr.p.Phase = "batch"
+		tr.p.OK, tr.p.Partial, tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
+		tr.p.ScenesRead, tr.p.Observations = m.Counts["scenes_read"], m.Counts["observations"]
+		tr.batch(len(batch), time.Since(tb), resumed)
+		if cfg.OnProgress != nil {
+			cfg.OnProgress(tr.p)
+		} else {
+			logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d)%s, %.1f talhões/s, eta %s",
+				b+1, nb, tr.p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed,
+				map[bool]string{true: " [resumed]"}[resumed], tr.p.Rate, tr.p.ETA)
+		}
 	}
 
 	t0 = time.Now()
@@ -257,6 +282,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	st.cleanup(ctx, nb)
 	sum.Total, sum.OK, sum.Partial, sum.Failed = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed
 	sum.Manifest = manifestLoc
+	tr.p.Phase = "done"
+	tr.p.OK, tr.p.Partial, tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
+	report()
 	logf("done: %d talhões (ok %d, partial %d, failed %d) in %s; manifest %s",
 		sum.Total, sum.OK, sum.Partial, sum.Failed, time.Since(start).Round(time.Millisecond), manifestLoc)
 	return sum, nil

@@ -60,10 +60,37 @@ func archive(tb testing.TB) string {
 	return archiveDir
 }
 
+var (
+	refOnce sync.Once
+	refDir  string
+	refSum  Summary
+	refErr  error
+)
+
+// reference runs the pipeline once on the shared archive with baseConfig,
+// uninterrupted and fault-free: the output every other run must reproduce.
+func reference(tb testing.TB) (string, Summary) {
+	tb.Helper()
+	dir := archive(tb)
+	refOnce.Do(func() {
+		refDir, refErr = os.MkdirTemp("", "manejo-worker-reference-")
+		if refErr != nil {
+			return
+		}
+		refSum, refErr = Run(context.Background(), baseConfig(tb, dir, refDir))
+	})
+	if refErr != nil {
+		tb.Fatalf("reference run: %v", refErr)
+	}
+	return refDir, refSum
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if archiveDir != "" {
-		os.RemoveAll(archiveDir)
+	for _, d := range []string{archiveDir, refDir, binDir} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
 	}
 	os.Exit(code)
 }
@@ -84,6 +111,9 @@ func baseConfig(tb testing.TB, dir, out string) Config {
 		Codes:   export.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"},
 		Version: "test",
 		Workers: 2,
+		// 7 talhões in 3 batches: resuming and killing have batches to
+		// skip, as they would over thousands of talhões.
+		BatchSize: 3,
 	}
 }
 
@@ -120,12 +150,8 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	dir := archive(t)
 	ctx := context.Background()
-	outA, outB := t.TempDir(), t.TempDir()
-
-	sum, err := Run(ctx, baseConfig(t, dir, outA))
-	if err != nil {
-		t.Fatal(err)
-	}
+	outA, sum := reference(t)
+	outB := t.TempDir()
 	// 6 talhões + 1 bad: the bad one fails alone, every good one ends with
 	// a status.
 	if sum.Total != 7 || sum.Failed != 1 || sum.OK+sum.Partial != 6 {

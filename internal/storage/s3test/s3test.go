@@ -31,9 +31,9 @@ type Faults struct {
 	// EveryDrop resets the connection of every n-th request without an
 	// answer (0: never), as a crashed proxy or a lost node would.
 	EveryDrop int
-	// DropIf, when set, limits dropping to the requests it accepts (a
-	// dropped-connection number that falls on another request is answered).
-	DropIf func(*http.Request) bool
+	// Match, when set, limits faults to the requests it accepts; only
+	// those are numbered.
+	Match func(*http.Request) bool
 }
 
 // Flaky is an http.Handler that fails requests as its Faults say and
@@ -51,7 +51,7 @@ type Flaky struct {
 // NewFlaky wraps h.
 func NewFlaky(h http.Handler, f Faults) *Flaky { return &Flaky{h: h, f: f} }
 
-// Requests returns the number of requests seen while faults were on.
+// Requests returns the number of requests numbered (faults on, matching).
 func (fl *Flaky) Requests() int64 { return fl.n.Load() }
 
 // Failed503 returns the number of requests answered 503.
@@ -62,7 +62,7 @@ func (fl *Flaky) Dropped() int64 { return fl.drops.Load() }
 
 // ServeHTTP implements http.Handler.
 func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if fl.Off.Load() {
+	if fl.Off.Load() || (fl.f.Match != nil && !fl.f.Match(r)) {
 		fl.h.ServeHTTP(w, r)
 		return
 	}
@@ -75,7 +75,7 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`))
 		return
 	}
-	if fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 && (fl.f.DropIf == nil || fl.f.DropIf(r)) {
+	if fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				fl.drops.Add(1)
