@@ -136,6 +136,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 		workers = runtime.GOMAXPROCS(0)
 	}
 	cfg := append(append([]string{}, CloudConfig...), o.GDALConfig...)
+	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
 
 	// Group the work by scene.
 	jobIdx := map[*Item]int{}
@@ -167,7 +168,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := &reader{cfg: cfg, allow: cat.allow}
+			r := &reader{cloudCfg: cfg, localCfg: localCfg, allow: cat.allow}
 			defer r.close()
 			for j := range next {
 				obs, ss := r.scene(ctx, jobs[j], grids, profiles)
@@ -350,13 +351,15 @@ func (s *sceneStats) count(reason string, n int) {
 
 // reader holds one goroutine's buffers.
 type reader struct {
-	cfg   []string
-	allow []string
-	buf   []float64
-	u8    []uint8
-	u16   []uint16
-	i16   []int16
-	f32   []float32
+	// GDAL options for /vsis3/ and /vsicurl/ paths, and for local files
+	// (where a VSI cache would only add a copy).
+	cloudCfg, localCfg []string
+	allow              []string
+	buf                []float64
+	u8                 []uint8
+	u16                []uint16
+	i16                []int16
+	f32                []float32
 	// Transforms from WGS84 by raster CRS WKT: creating one costs
 	// 10–250 ms in PROJ, so each goroutine keeps its own.
 	trs map[string]*godal.Transform
@@ -373,6 +376,7 @@ func (r *reader) close() {
 // openDS is one opened file of a scene.
 type openDS struct {
 	ds     *godal.Dataset
+	cfg    []string // GDAL options for its reads
 	wkt    string
 	inv    [6]float64 // inverse geotransform
 	sx, sy int
@@ -694,11 +698,15 @@ func normDiff(p *Profile, ra, rb *role, i int) (float64, string) {
 }
 
 func (r *reader) open(path string) (*openDS, string, error) {
-	ds, err := godal.Open(path, godal.RasterOnly(), godal.ConfigOption(r.cfg...))
+	cfg := r.localCfg
+	if strings.HasPrefix(path, "/vsi") {
+		cfg = r.cloudCfg
+	}
+	ds, err := godal.Open(path, godal.RasterOnly(), godal.ConfigOption(cfg...))
 	if err != nil {
 		return nil, "unreadable", fmt.Errorf("open %s: %w", path, err)
 	}
-	f := &openDS{ds: ds, wkt: ds.Projection()}
+	f := &openDS{ds: ds, wkt: ds.Projection(), cfg: cfg}
 	if f.wkt == "" {
 		ds.Close()
 		return nil, "no-crs", fmt.Errorf("open %s: raster has no CRS", path)
@@ -805,7 +813,7 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		// blocks they decode (buffer, conversion), so they go block by
 		// block.
 		buf, at := r.typed(bs.DataType, aw*ah)
-		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(r.cfg...)); err != nil {
+		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(ro.ds.cfg...)); err != nil {
 			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
 		}
 		for _, i := range idx {
@@ -832,7 +840,7 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		w := blocks[k]
 		ww, wh := w.x1-w.x0+1, w.y1-w.y0+1
 		buf, at := r.typed(bs.DataType, ww*wh)
-		if err := band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(r.cfg...)); err != nil {
+		if err := band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(ro.ds.cfg...)); err != nil {
 			return fmt.Errorf("read %s block %v: %w", ro.asset.Href, k, err)
 		}
 		for _, i := range per[k] {
