@@ -26,9 +26,7 @@ func TestDebugFN(t *testing.T) {
 	if !*tilldebug {
 		t.Skip("-tilldebug not set")
 	}
-	envF("RCROPD", &rCropDays)
-	envF("RRATIO", &rRatio)
-	p := DefaultParams()
+	p := debugParams()
 	u, _ := newUnmixer(p)
 	g := testGenerator().(*phenoGen)
 	var sc *pheno.Scenario
@@ -140,16 +138,7 @@ func TestDebugTune(t *testing.T) {
 	if !*tilldebug {
 		t.Skip("-tilldebug not set")
 	}
-	envF("RMAXG", &rMaxGreen)
-	envF("RCROPG", &rCropGreen)
-	envF("RCROPD", &rCropDays)
-	envF("RMIN", &rMinStraw)
-	envF("RRATIO", &rRatio)
-	envF("RGAP", &rMaxGap)
-	envF("RRATIOC", &rRatioCrop)
-	p := DefaultParams()
-	envF("K", &p.K)
-	envF("CELLK", &p.CellK)
+	p := debugParams()
 	n, nT := 1000, 400
 	cell, talhao, nb, be, bcb, _ := runAccuracyT(testGenerator(), p, n, nT, 1)
 	t.Logf("\ncell   : %v\ntalhão : %v\nborder %d %d %d", cell, talhao, nb, be, bcb)
@@ -159,13 +148,7 @@ func TestDebugFP(t *testing.T) {
 	if !*tilldebug {
 		t.Skip("-tilldebug not set")
 	}
-	envF("RMAXG", &rMaxGreen)
-	envF("RCROPG", &rCropGreen)
-	envF("RCROPD", &rCropDays)
-	envF("RMIN", &rMinStraw)
-	envF("RRATIO", &rRatio)
-	envF("RGAP", &rMaxGap)
-	p := DefaultParams()
+	p := debugParams()
 	u, _ := newUnmixer(p)
 	g := testGenerator().(*phenoGen)
 	var sc *pheno.Scenario
@@ -294,4 +277,28 @@ func why(cs []clearObs, j int, p Params, sigma float64) string {
 		return "z1"
 	}
 	return "ok"
+}
+
+// debugParams returns DefaultParams and sets the straw-drop knobs, with
+// overrides from the environment.
+func debugParams() Params {
+	envF("RMAXG", &rMaxGreen)
+	envF("RCROPG", &rCropGreen)
+	envF("RCROPD", &rCropDays)
+	envF("RMIN", &rMinStraw)
+	envF("RRATIO", &rRatio)
+	envF("RGAP", &rMaxGap)
+	envF("RRATIOC", &rRatioCrop)
+	envI := func(name string, v *int) {
+		if s := os.Getenv(name); s != "" {
+			*v, _ = strconv.Atoi(s)
+		}
+	}
+	p := DefaultParams()
+	envI("PREOBS", &p.PreObs)
+	envI("PREWIN", &p.PreWindowDays)
+	envI("PERSIST", &p.PersistObs)
+	envF("K", &p.K)
+	envF("CELLK", &p.CellK)
+	return p
 }

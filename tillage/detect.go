@@ -603,7 +603,11 @@ const persistDays = 60
 // strawShare is the straw share of the ground not hidden by green canopy,
 // r = straw/(straw+soil) = 1 − groundSoil: tillage divides it by the share of
 // the straw it buries, and an emerging crop leaves it as it was.
-func (c clearObs) strawShare() float64 { return 1 - c.groundSoil() }
+// Values outside 0..1 (noise, observations just outside the endmember
+// triangle) are clamped to it.
+func (c clearObs) strawShare() float64 {
+	return math.Max(0, math.Min(1, 1-c.groundSoil()))
+}
 
 // Straw-drop test (strawDropAt). Values tuned on the harness's tuning set
 // (seed 1), see docs/tillage.md. They are variables only so that the
@@ -651,15 +655,11 @@ var (
 func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float64) (Break, bool) {
 	n := len(cs)
 	c := cs[j]
-	if c.green > rMaxGreen || c.date.Sub(cs[j-1].date).Hours() > rMaxGap*24 {
+	if c.green > rMaxGreen {
 		return Break{}, false
 	}
-	ratio := rRatio
-	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date).Hours() <= rCropDays*24; i-- {
-		if cs[i].green >= rCropGreen {
-			ratio = rRatioCrop
-			break
-		}
+	if c.date.Sub(cs[j-1].date).Hours() > rMaxGap*24 {
+		return Break{}, false
 	}
 	// Pre-break level: up to PreObs observations with the ground in view.
 	v := buf[:0]
@@ -680,6 +680,13 @@ func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []floa
 	pre := median(v)
 	if pre < rMinStraw {
 		return Break{}, false
+	}
+	ratio := rRatio
+	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date).Hours() <= rCropDays*24; i-- {
+		if cs[i].green >= rCropGreen {
+			ratio = rRatioCrop
+			break
+		}
 	}
 	hi := ratio * pre
 	post = post[:0]
