@@ -17,5 +17,17 @@
 // manifest exists is skipped whole. The final part files are written from the
 // staged batches and replace any earlier ones atomically (rename / single
 // PUT), so a killed node loses at most the batch it was on and nothing is
-// written twice.
+// written twice. A killed process's temporary files are removed by the
+// rerun of its shard.
+//
+// Faults: S3 and HTTP requests are retried with backoff (internal/storage);
+// a batch whose scene reads failed transiently (GDAL 3.6 does not retry all
+// of them) is sampled again, up to SampleAttempts times, before it is
+// committed, so a flaky bucket changes nothing in the outputs. A scene that
+// stays unreadable (a corrupt COG) is skipped and counted in run.json
+// (skipped_scenes, warnings); a bad talhão fails alone with its reason.
+//
+// Progress: Config.OnProgress receives a Progress snapshot at the start,
+// after each batch and at the end; Bar draws it on a terminal and
+// LogProgress writes it as log/slog records.
 package worker

@@ -219,6 +219,19 @@ func TestRunEndToEnd(t *testing.T) {
 		if _, err := Run(killed, cfg); !errors.Is(err, context.Canceled) {
 			t.Fatalf("killed run error = %v, want context.Canceled", err)
 		}
+		// Cancelled (Ctrl-C): committed batches stay in staging; no temp
+		// file, no final dataset, no manifest.
+		_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && strings.Contains(d.Name(), ".tmp-") {
+				t.Errorf("cancelled run left a temporary file %s", p)
+			}
+			return nil
+		})
+		for _, f := range []string{"indicators.parquet", "observations.parquet", "run.json"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+				t.Errorf("cancelled run published %s", f)
+			}
+		}
 		cfg.Progress = nil
 		sum, err := Run(ctx, cfg)
 		if err != nil {
