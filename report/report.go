@@ -196,11 +196,11 @@ section.field{border-top:2px solid #d0d7de;padding:14px 0;content-visibility:aut
 .figs{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.figs>div{width:360px}
 .facts{font-size:13px}.facts td{border:none;padding:1px 8px 1px 0}
 svg text{font:11px system-ui,sans-serif;fill:#1f2328}svg .frame{fill:none;stroke:#8c959f}
-svg .grid{stroke:#d0d7de;stroke-width:.6}svg .mtick{stroke:#8c959f;stroke-width:.6}
+svg .grid{stroke:#d0d7de;stroke-width:.6;fill:none}svg .mtick{stroke:#8c959f;stroke-width:.6;fill:none}
 svg .yl{text-anchor:end}svg .xl{text-anchor:middle}svg .axis{font-weight:600;text-anchor:middle}
 svg .win{fill:#fb8f44;fill-opacity:.22}svg .cyc{fill:#1a7f37;fill-opacity:.45}
 svg .sow{stroke:#0969da;stroke-width:1.2;stroke-dasharray:4 3}svg .till{stroke:#cf222e;stroke-width:1.8}
-svg .cell{stroke:#57606a;stroke-width:.6}svg .cell.border{stroke-dasharray:2 2}svg .ctr{fill:#1f2328}
+svg .cell{stroke:#57606a;stroke-width:.6}svg .cell.border{stroke-dasharray:2 2}svg .ctr{stroke:#1f2328;stroke-width:3.2;stroke-linecap:round;fill:none}
 svg .scale{stroke:#1f2328;stroke-width:2}svg .lbl{font-size:10px}
 ul.reasons{margin:4px 0;padding-left:18px;font-size:13px}`
 

@@ -111,7 +111,7 @@ func seriesSVG(ndvi, ndti []dayStats, ax timeAxis, m marks) string {
 		{"NDTI", ndti, padT + panelH + panelG, -0.1, 0.5, "#8a5a00"},
 	}
 	major, minor := ax.ticks()
-	for pi, p := range panels {
+	for _, p := range panels {
 		y := func(v float64) float64 {
 			v = math.Max(p.lo, math.Min(p.hi, v))
 			return p.y0 + panelH*(p.hi-v)/(p.hi-p.lo)
@@ -139,34 +139,36 @@ func seriesSVG(ndvi, ndti []dayStats, ax timeAxis, m marks) string {
 		if p.hi-p.lo < 1 {
 			step = 0.1
 		}
+		// Gridlines and ticks as one path each: thousands of talhões make
+		// every element count.
+		var grid, ticks strings.Builder
 		for v := math.Ceil(p.lo/step) * step; v <= p.hi+1e-9; v += step {
-			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" class="grid"/><text x="%d" y="%.1f" class="yl">%.1f</text>`,
-				padL, plotW-padR, y(v), y(v), padL-4, y(v)+3, v)
+			fmt.Fprintf(&grid, "M%d %.0fH%d", padL, y(v), plotW-padR)
+			fmt.Fprintf(&b, `<text x="%d" y="%.0f" class="yl">%.1f</text>`, padL-4, y(v)+3, v)
 		}
 		for _, t := range minor {
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" class="mtick"/>`, ax.x(t), ax.x(t), p.y0+panelH, p.y0+panelH+3)
+			fmt.Fprintf(&ticks, "M%.0f %.0fv3", ax.x(t), p.y0+panelH)
 		}
 		for _, t := range major {
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" class="grid"/>`, ax.x(t), ax.x(t), p.y0, p.y0+panelH)
-			if pi == len(panels)-1 || true {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" class="xl">%d</text>`, ax.x(t), p.y0+panelH+14, t.Year())
-			}
+			fmt.Fprintf(&grid, "M%.0f %.0fv%d", ax.x(t), p.y0, panelH)
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" class="xl">%d</text>`, ax.x(t), p.y0+panelH+14, t.Year())
 		}
+		fmt.Fprintf(&b, `<path d="%s" class="grid"/><path d="%s" class="mtick"/>`, grid.String(), ticks.String())
 		fmt.Fprintf(&b, `<text x="14" y="%.0f" class="axis" transform="rotate(-90 14 %.0f)">%s (median, IQR)</text>`, p.y0+panelH/2+40, p.y0+panelH/2+40, p.name)
 		// IQR band and median line.
 		if len(p.stats) > 0 {
 			var band strings.Builder
 			for _, s := range p.stats {
-				fmt.Fprintf(&band, "%.1f,%.1f ", ax.x(s.date), y(s.q3))
+				fmt.Fprintf(&band, "%.0f,%.0f ", ax.x(s.date), y(s.q3))
 			}
 			for i := len(p.stats) - 1; i >= 0; i-- {
 				s := p.stats[i]
-				fmt.Fprintf(&band, "%.1f,%.1f ", ax.x(s.date), y(s.q1))
+				fmt.Fprintf(&band, "%.0f,%.0f ", ax.x(s.date), y(s.q1))
 			}
 			fmt.Fprintf(&b, `<polygon points="%s" fill="%s" fill-opacity="0.2" stroke="none"/>`, strings.TrimSpace(band.String()), p.color)
 			var line strings.Builder
 			for _, s := range p.stats {
-				fmt.Fprintf(&line, "%.1f,%.1f ", ax.x(s.date), y(s.med))
+				fmt.Fprintf(&line, "%.0f,%.0f ", ax.x(s.date), y(s.med))
 			}
 			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.4"/>`, strings.TrimSpace(line.String()), p.color)
 		} else {
@@ -223,6 +225,7 @@ func mapSVG(cells []mapCell) string {
 	px := func(p orb.Point) (float64, float64) {
 		return pad + (p[0]-bound.Min[0])*mx*scale, pad + (bound.Max[1]-p[1])*my*scale
 	}
+	var centres strings.Builder
 	fmt.Fprintf(&b, `<svg class="map" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="cells coloured by straw cover">`, W, H, W, H)
 	for _, c := range cells {
 		var d strings.Builder
@@ -247,8 +250,10 @@ func mapSVG(cells []mapCell) string {
 		}
 		fmt.Fprintf(&b, `<path d="%s" fill="%s" class="%s" fill-rule="evenodd"><title>%s: %s</title></path>`, d.String(), strawColor(c.cover), cls, html.EscapeString(c.id), label)
 		x, y := px(c.centre)
-		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="1.6" class="ctr"/>`, x, y)
+		fmt.Fprintf(&centres, "M%.1f %.1fh0", x, y)
 	}
+	// Sampling points (cell centres) as round dots of one path.
+	fmt.Fprintf(&b, `<path d="%s" class="ctr"/>`, centres.String())
 	// Scale bar: a round length near a quarter of the width.
 	target := wM / 4
 	bar := math.Pow(10, math.Floor(math.Log10(math.Max(target, 1))))
@@ -263,11 +268,11 @@ func mapSVG(cells []mapCell) string {
 	fmt.Fprintf(&b, `<line x1="%d" x2="%.1f" y1="%.0f" y2="%.0f" class="scale"/><text x="%d" y="%.0f" class="lbl">%s</text>`,
 		pad, pad+barPx, y, y, pad, y-4, formatMetres(bar))
 	// Legend: a gradient from 0 to 100 %.
-	lx := float64(W - 150)
+	lx := float64(W - pad - 132)
 	for i := 0; i <= 10; i++ {
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="12" height="10" fill="%s"/>`, lx+float64(i)*12, y-10, strawColor(float64(i*10)))
 	}
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" class="lbl">0 %%</text><text x="%.0f" y="%.0f" class="lbl">100 %% straw</text>`, lx, y+10, lx+90, y+10)
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" class="lbl">0 %%</text><text x="%.0f" y="%.0f" class="lbl" text-anchor="end">100 %% straw</text>`, lx, y+10, lx+132, y+10)
 	b.WriteString(`</svg>`)
 	return b.String()
 }
