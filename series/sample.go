@@ -42,14 +42,16 @@ type Options struct {
 	// the built-in ones (Profiles()), so a collection can be read with
 	// another sensor's rules or with custom masks.
 	Profiles map[string]*Profile
-	// GDALConfig adds KEY=VALUE GDAL configuration options to those set for
-	// cloud archives (see CloudConfig).
+	// GDALConfig adds KEY=VALUE GDAL configuration options to every open
+	// and read (after CloudConfig for cloud paths).
 	GDALConfig []string
 }
 
 // CloudConfig is the GDAL configuration Sample passes to every open and
-// read: no directory listing on open, a VSI read cache, merged and
-// multiplexed HTTP range requests.
+// read of a /vsis3/ or /vsicurl/ path: no directory listing on open, a VSI
+// read cache, merged and multiplexed HTTP range requests. Local files get
+// only GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR (a VSI cache there only adds
+// a copy).
 var CloudConfig = []string{
 	"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR",
 	"VSI_CACHE=TRUE",
