@@ -386,17 +386,64 @@ func robustSigma(cs []clearObs, min float64, buf []float64) float64 {
 	return s
 }
 
-// median sorts v in place and returns its median (NaN when empty).
+// median reorders v in place and returns its median (NaN when empty).
+// Short slices are sorted; longer ones use quickselect (linear time: the σ
+// of a long series is two medians over all its observations).
 func median(v []float64) float64 {
 	n := len(v)
 	if n == 0 {
 		return math.NaN()
 	}
-	sort.Float64s(v)
-	if n%2 == 1 {
-		return v[n/2]
+	if n <= 32 {
+		sort.Float64s(v)
+		if n%2 == 1 {
+			return v[n/2]
+		}
+		return (v[n/2-1] + v[n/2]) / 2
 	}
-	return (v[n/2-1] + v[n/2]) / 2
+	hi := selectKth(v, n/2)
+	if n%2 == 1 {
+		return hi
+	}
+	// The lower middle is the largest value left of n/2.
+	lo := v[0]
+	for _, x := range v[1 : n/2] {
+		lo = math.Max(lo, x)
+	}
+	return (lo + hi) / 2
+}
+
+// selectKth reorders v so that v[k] is the value a sort would put there,
+// with no larger value before it and no smaller one after (Hoare's
+// quickselect, middle pivot), and returns v[k]. v holds no NaN.
+func selectKth(v []float64, k int) float64 {
+	lo, hi := 0, len(v)-1
+	for lo < hi {
+		pivot := v[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for v[i] < pivot {
+				i++
+			}
+			for v[j] > pivot {
+				j--
+			}
+			if i <= j {
+				v[i], v[j] = v[j], v[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return v[k]
+		}
+	}
+	return v[k]
 }
 
 // preLevel returns the median of up to PreObs clear observations ending at
@@ -681,6 +728,10 @@ func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []floa
 	if pre < rMinStraw {
 		return Break{}, false
 	}
+	r1 := c.strawShare()
+	if r1 > rRatio*pre { // cheap rejection of most observations
+		return Break{}, false
+	}
 	ratio := rRatio
 	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date).Hours() <= rCropDays*24; i-- {
 		if cs[i].green >= rCropGreen {
@@ -689,6 +740,9 @@ func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []floa
 		}
 	}
 	hi := ratio * pre
+	if r1 > hi {
+		return Break{}, false
+	}
 	post = post[:0]
 	limit := c.date.Add(persistDays * 24 * time.Hour)
 	for i := j; i < n && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
@@ -713,7 +767,7 @@ func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []floa
 	if z <= p.K {
 		return Break{}, false
 	}
-	if z1 := (pre - c.strawShare()) / (sigma * math.Sqrt(1/float64(npre)+1)); z1 <= p.K/2 {
+	if z1 := (pre - r1) / (sigma * math.Sqrt(1/float64(npre)+1)); z1 <= p.K/2 {
 		return Break{}, false
 	}
 	return Break{

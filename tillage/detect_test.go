@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 	"time"
 )
@@ -290,5 +291,31 @@ func TestDetectTalhao(t *testing.T) {
 				t.Errorf("Operation = %q, want \"\" (no justified guess)", e.Operation)
 			}
 		})
+	}
+}
+
+// TestMedian checks the quickselect median against a full sort, odd and
+// even lengths, with ties.
+func TestMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for _, n := range []int{1, 2, 3, 32, 33, 34, 100, 101, 1000, 1001} {
+		for rep := 0; rep < 20; rep++ {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = math.Round(10*rng.NormFloat64()) / 10 // ties
+			}
+			s := append([]float64(nil), v...)
+			sort.Float64s(s)
+			want := s[n/2]
+			if n%2 == 0 {
+				want = (s[n/2-1] + s[n/2]) / 2
+			}
+			if got := median(v); got != want {
+				t.Fatalf("n=%d: median = %v, want %v", n, got, want)
+			}
+		}
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("median(nil) is not NaN")
 	}
 }
