@@ -157,19 +157,23 @@ func (p Params) Validate() error {
 type Break struct {
 	Date, Before, After time.Time
 	// MagnitudeSigma is the size of the change. For tillage breaks
-	// (DetectCell) it is z, the rise of the soil level in standard errors
+	// (DetectCell) it is z, the rise of the soil level (or the drop of the
+	// straw share of the ground, second test) in standard errors
 	// σ·√(1/npre + 1/npost), always > K; for generic breaks (Breaks) it is
 	// (PostLevel − PreLevel)/σ, signed, negative for a drop.
 	MagnitudeSigma float64
 	// Sigma is the robust standard deviation of one observation around the
 	// series' local trend (1.4826·MAD, see robustSigma), floored at
-	// Params.MinSigma, in the units of the series (soil fraction for
-	// DetectCell, input units for Breaks).
+	// Params.MinSigma, in the units of the series (soil fraction, or straw
+	// share r for the straw-drop test, for DetectCell; input units for
+	// Breaks).
 	Sigma float64
 	// PreLevel and PostLevel are the levels compared. DetectCell: median
 	// soil fraction of up to PreObs observations before, median ground soil
-	// share of up to PersistObs observations from the break. Breaks: median
-	// before, mean of the first ConfirmObs+1 observations after.
+	// share of up to PersistObs observations from the break; for the
+	// straw-drop test both are ground soil shares 1 − r (medians of r).
+	// Breaks: median before, mean of the first ConfirmObs+1 observations
+	// after.
 	PreLevel, PostLevel float64
 }
 
