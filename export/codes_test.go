@@ -101,3 +101,20 @@ func FuzzParseSatelliteCodes(f *testing.F) {
 		}
 	})
 }
+
+func FuzzLoadSatelliteCodes(f *testing.F) {
+	for _, s := range []string{`{"sentinel-2-l2a": "S01", "dem": "S09"}`, "dem=S09\n# c\nx = S02 # y\n", "{", "=\n", `{"a":"S01","a":"S02"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := LoadSatelliteCodes(strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for k, v := range c {
+			if !codePattern.MatchString(v) || k == "" {
+				t.Fatalf("accepted %q → %q from %q", k, v, s)
+			}
+		}
+	})
+}

@@ -243,6 +243,15 @@ func TestValidatePayloadViolations(t *testing.T) {
 		}, []string{"$"}},
 		{"formatted CPF", func(m map[string]any) { m["cpfProdutor"] = "529.982.247-25" }, []string{"$.cpfProdutor"}},
 		{"empty indices", func(m map[string]any) { m["indices"] = []any{} }, []string{"$.indices"}},
+		{"numeric order of indices", func(m map[string]any) {
+			idx := m["indices"].([]any)
+			for len(idx) < 11 {
+				idx = append(idx, idx[0])
+			}
+			idx[10] = map[string]any{}
+			idx[2] = map[string]any{}
+			m["indices"] = idx
+		}, []string{"$.indices[2]", "$.indices[10]"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

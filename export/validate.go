@@ -73,11 +73,15 @@ func ValidatePayload(r io.Reader) []Violation {
 	if !errors.As(err, &ve) {
 		return []Violation{{Path: "$", Message: err.Error()}}
 	}
-	var out []Violation
+	type leaf struct {
+		loc []string
+		v   Violation
+	}
+	var leaves []leaf
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			out = append(out, Violation{Path: jsonPath(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)})
+			leaves = append(leaves, leaf{e.InstanceLocation, Violation{Path: jsonPath(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}})
 			return
 		}
 		for _, c := range e.Causes {
@@ -85,9 +89,27 @@ func ValidatePayload(r io.Reader) []Violation {
 		}
 	}
 	walk(ve)
-	slices.SortStableFunc(out, func(a, b Violation) int {
-		return strings.Compare(a.Path, b.Path)
+	// Document order: array indices compare as numbers ($.indices[2] before [10]).
+	slices.SortStableFunc(leaves, func(a, b leaf) int {
+		for i := 0; i < len(a.loc) && i < len(b.loc); i++ {
+			x, errx := strconv.Atoi(a.loc[i])
+			y, erry := strconv.Atoi(b.loc[i])
+			if errx == nil && erry == nil {
+				if c := x - y; c != 0 {
+					return c
+				}
+				continue
+			}
+			if c := strings.Compare(a.loc[i], b.loc[i]); c != 0 {
+				return c
+			}
+		}
+		return len(a.loc) - len(b.loc)
 	})
+	out := make([]Violation, len(leaves))
+	for i, l := range leaves {
+		out[i] = l.v
+	}
 	return slices.Compact(out)
 }
 
