@@ -367,12 +367,35 @@ type reader struct {
 	trs map[string]*godal.Transform
 }
 
+// close hands the reader's transforms back to the pool.
 func (r *reader) close() {
-	for _, t := range r.trs {
-		if t != nil {
-			t.Close()
-		}
+	trPool.Lock()
+	defer trPool.Unlock()
+	for wkt, t := range r.trs {
+		trPool.free[wkt] = append(trPool.free[wkt], t)
 	}
+	r.trs = nil
+}
+
+// trPool keeps PROJ transforms from WGS84 between Sample calls, by target
+// CRS WKT (at most one per worker and CRS ever built): building one costs
+// 10–250 ms, far more than a small scene's reads. A godal.Transform is
+// not safe for concurrent use, so each is held by one reader at a time.
+var trPool = struct {
+	sync.Mutex
+	free map[string][]*godal.Transform
+}{free: map[string][]*godal.Transform{}}
+
+func takeTransform(wkt string) *godal.Transform {
+	trPool.Lock()
+	defer trPool.Unlock()
+	l := trPool.free[wkt]
+	if len(l) == 0 {
+		return nil
+	}
+	t := l[len(l)-1]
+	trPool.free[wkt] = l[:len(l)-1]
+	return t
 }
 
 // openDS is one opened file of a scene.
@@ -747,6 +770,9 @@ func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, er
 	}
 	tr, ok := r.trs[wkt]
 	if !ok {
+		tr = takeTransform(wkt)
+	}
+	if tr == nil {
 		dst, err := godal.NewSpatialRefFromWKT(wkt)
 		if err != nil {
 			return nil, nil, fmt.Errorf("parse raster CRS: %w", err)
@@ -756,6 +782,8 @@ func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, er
 		if err != nil {
 			return nil, nil, fmt.Errorf("transform to raster CRS: %w", err)
 		}
+	}
+	if !ok {
 		if r.trs == nil {
 			r.trs = map[string]*godal.Transform{}
 		}
