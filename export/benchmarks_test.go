@@ -65,7 +65,7 @@ func BenchmarkWriteObservations(b *testing.B) {
 	}
 }
 
-// BenchmarkReadObservations reads them back with Scan in 8192-row chunks.
+// BenchmarkScanObservations reads them back with Scan in 8192-row chunks.
 func BenchmarkScanObservations(b *testing.B) {
 	rows := benchObs(b, 1_000_000)
 	var buf bytesBuf
