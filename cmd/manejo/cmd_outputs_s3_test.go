@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/storage"
+	"github.com/manejo/manejo/internal/storage/s3test"
+)
+
+// TestInspectAndValidateS3 runs inspect and sinm validate on an output
+// folder in S3 (gofakes3): indicators split in parts, payloads under sinm/.
+func TestInspectAndValidateS3(t *testing.T) {
+	example, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "sinm", "example.json"))
+	if err != nil {
+		t.Skipf("shared/sinm not found beside the repo: %v", err)
+	}
+	s3test.StartS3(t, "bucket")
+	ctx := context.Background()
+	base := "s3://bucket/runs/2026/out"
+	f := func(v float64) *float64 { return &v }
+	rows := []export.IndicatorRow{
+		{FieldID: "A", Crop: "soja", AreaHa: 12.5, NCells: 9, CPct: f(64), Status: export.StatusOK},
+		{FieldID: "B", Crop: "milho", AreaHa: 150, NCells: 30, Status: export.StatusPartial, Reasons: []string{"C: no sowing detected"}},
+	}
+	for i, r := range rows {
+		var b bytes.Buffer
+		if err := export.Write(&b, []export.IndicatorRow{r}, export.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.WriteFile(ctx, storage.Join(base, export.PartName("indicators", i, 2)), b.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	storage.WriteFile(ctx, storage.Join(base, "run.json"), []byte(`{"tool":"manejo","version":"v9"}`))
+	storage.WriteFile(ctx, storage.Join(base, "sinm", "A.json"), example)
+	storage.WriteFile(ctx, storage.Join(base, "sinm", "B.json"), []byte(strings.Replace(string(example), `"porcentualPalhada": 35`, `"porcentualPalhada": 135`, 1)))
+
+	var out, errb bytes.Buffer
+	if code := runMain(ctx, []string{"inspect", base}, &out, &errb); code != exitOK {
+		t.Fatalf("inspect s3: exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"manejo v9 run", "A       soja   12.5", "B       milho  150.0", "2 talhões: 1 ok, 1 partial, 0 failed", "B: C: no sowing detected"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := runMain(ctx, []string{"sinm", "validate", base}, &out, &errb); code != exitPartial {
+		t.Errorf("sinm validate s3: exit %d, want %d\n%s%s", code, exitPartial, out.String(), errb.String())
+	}
+	for _, want := range []string{base + "/sinm/A.json: ok", base + "/sinm/B.json: $.interpretacoesCoberturaSolo[2].porcentualPalhada: ", "2 payload(s): 1 valid, 1 invalid"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("validate output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
