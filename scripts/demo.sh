@@ -8,7 +8,7 @@ DIR=${2:-build/demo}
 rm -rf "$DIR"
 mkdir -p "$DIR"
 echo "== synthetic archive (Sentinel-2 L2A COGs, STAC, talhões, DEM, truth) → $DIR/archive"
-"$BIN" synth --out "$DIR/archive" --seed 42
+"$BIN" synth --out "$DIR/archive" --seed 1
 
 echo "== manejo run → $DIR/out"
 set +e
