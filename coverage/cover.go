@@ -26,6 +26,9 @@ func CellCover(obs []Obs, sowing time.Time, p Params) (pct float64, nObs int, ok
 func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int, bool) {
 	from := sow.AddDate(0, 0, -p.WindowDays)
 	vals := buf[:0]
+	if p.Estimator == "unmix" {
+		return unmixCover(obs, from, sow, p)
+	}
 	for _, o := range obs {
 		d := grid.Date(o.Date)
 		if d.Before(from) || !d.Before(sow) {

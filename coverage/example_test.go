@@ -11,10 +11,12 @@ import (
 
 // A talhão of two cells in no-till: a soybean crop sown each mid-October
 // on 70 % straw. Assess finds each sowing from NDVI (here a day late)
-// and reads the straw cover in the 30 days before it.
+// and reads the straw cover in the 30 days before it, unmixing each
+// reading into green, straw and soil.
 func ExampleAssess() {
 	contract, _ := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
-	straw := coverage.DefaultBareNDTI + 0.7*(coverage.DefaultStrawNDTI-coverage.DefaultBareNDTI) // NDTI of 70 % straw
+	var p coverage.Params
+	base, straw := p.Mix(0, 0.7, 0.3) // NDVI and NDTI of 70 % straw over soil
 	var cell []coverage.Obs
 	for d := time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)); d = d.AddDate(0, 0, 5) {
 		sow := time.Date(d.Year(), 10, 15, 0, 0, 0, 0, time.UTC)
@@ -22,10 +24,10 @@ func ExampleAssess() {
 			sow = sow.AddDate(-1, 0, 0)
 		}
 		x := d.Sub(sow).Hours() / 24
-		ndvi := 0.2 + 0.7/(1+math.Exp(-(x-32)/5))*(1-1/(1+math.Exp(-(x-110)/4)))
+		ndvi := base + 0.7/(1+math.Exp(-(x-32)/5))*(1-1/(1+math.Exp(-(x-110)/4)))
 		cell = append(cell, coverage.Obs{Date: d, NDVI: ndvi, NDTI: straw})
 	}
-	c := coverage.Assess([][]coverage.Obs{cell, cell}, contract, nil, grid.Soja, coverage.Params{})
+	c := coverage.Assess([][]coverage.Obs{cell, cell}, contract, nil, grid.Soja, p)
 	for _, s := range c.Seasons {
 		fmt.Printf("%s sowing %s (%s, decêndio %d) cover %.0f %% from %d cells\n", s.Season.Label,
 			s.Sowing.Date.Format(time.DateOnly), s.Sowing.Source, s.Sowing.Decendio, s.CoverPct, s.NCells)

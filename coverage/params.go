@@ -42,12 +42,34 @@ type Params struct {
 	// Straw cover.
 	WindowDays int     // days read before sowing; default 30 (Portaria 349/2026 item 6.7.2)
 	MaxNDVI    float64 // readings with NDVI at or above this are green vegetation and dropped; default 0.3
-	BareNDTI   float64 // NDTI of bare soil, 0 % straw; default 0.055
-	StrawNDTI  float64 // NDTI of full dry straw, 100 %; default 0.246
-	// Estimator picks the per-cell NDTI from the window's readings:
-	// "median" (default), "min" (Zheng et al. 2012) or "mean". The minimum
-	// rejects green weeds but is biased low by noise (docs/coverage.md).
+	// BareNDTI and StrawNDTI are the NDTI of bare soil (0 % straw) and of
+	// full dry straw (100 %). With the NDTI estimators they default to
+	// 0.055 and 0.246 (fitted, docs/coverage.md); with "unmix", when set,
+	// they replace the Soil and Straw endmembers' NDTI (defaults 0.053 and
+	// 0.241, the spectra).
+	BareNDTI  float64
+	StrawNDTI float64
+	// Estimator picks how a cell's readings become its cover: "unmix"
+	// (default: three-endmember unmixing of each reading, straw fraction
+	// averaged over the window's days, see unmixCover) or, mapping one NDTI
+	// linearly between BareNDTI and StrawNDTI, the "median", "min" (Zheng et
+	// al. 2012) or "mean" NDTI of the window. The minimum rejects green
+	// weeds but is biased low by noise (docs/coverage.md).
 	Estimator string
+
+	// Unmixing (the "unmix" estimator). Green, Straw and Soil are the
+	// endmembers each reading is unmixed into; zero values take
+	// DefaultGreen, DefaultStraw and DefaultSoil, with the soil and straw
+	// NDTI replaced by BareNDTI and StrawNDTI when those are set.
+	Green, Straw, Soil Endmember
+	// Outside is how far (fraction units) a reading may lie outside the
+	// endmember triangle before it is taken as unflagged haze or water and
+	// dropped; default 0.2.
+	Outside float64
+	// AnchorDays: readings up to this many days before the window and
+	// after the sowing anchor the time interpolation at the window's edges
+	// (never counted as the window's readings); default 15, negative = none.
+	AnchorDays int
 }
 
 // Default values of Params.
@@ -63,6 +85,8 @@ const (
 	DefaultMaxNDVI      = 0.3
 	DefaultBareNDTI     = 0.055
 	DefaultStrawNDTI    = 0.246
+	DefaultOutside      = 0.2
+	DefaultAnchorDays   = 15
 )
 
 // DefaultLagDays are the default LagDays.
@@ -96,6 +120,28 @@ func (p Params) withDefaults() Params {
 	def(&p.Lambda, DefaultLambda)
 	def(&p.MinAmplitude, DefaultMinAmplitude)
 	def(&p.MinPeak, DefaultMinPeak)
+	if p.Soil == (Endmember{}) {
+		p.Soil = DefaultSoil
+		if p.BareNDTI != 0 {
+			p.Soil.NDTI = p.BareNDTI
+		}
+	}
+	if p.Straw == (Endmember{}) {
+		p.Straw = DefaultStraw
+		if p.StrawNDTI != 0 {
+			p.Straw.NDTI = p.StrawNDTI
+		}
+	}
+	if p.Green == (Endmember{}) {
+		p.Green = DefaultGreen
+	}
+	def(&p.Outside, DefaultOutside)
+	switch {
+	case p.AnchorDays == 0:
+		p.AnchorDays = DefaultAnchorDays
+	case p.AnchorDays < 0:
+		p.AnchorDays = 0
+	}
 	def(&p.MaxNDVI, DefaultMaxNDVI)
 	def(&p.BareNDTI, DefaultBareNDTI)
 	def(&p.StrawNDTI, DefaultStrawNDTI)
@@ -115,7 +161,7 @@ func (p Params) withDefaults() Params {
 		p.WindowDays = DefaultWindowDays
 	}
 	if p.Estimator == "" {
-		p.Estimator = "median"
+		p.Estimator = "unmix"
 	}
 	return p
 }
@@ -169,8 +215,10 @@ func (p Params) Validate() error {
 		return bad("MaxNDVI %v must be in (−1, 1]", p.MaxNDVI)
 	case !(p.StrawNDTI > p.BareNDTI):
 		return bad("StrawNDTI %v must exceed BareNDTI %v", p.StrawNDTI, p.BareNDTI)
-	case p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean":
-		return bad("Estimator %q, want median, min or mean", p.Estimator)
+	case p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean" && p.Estimator != "unmix":
+		return bad("Estimator %q, want unmix, median, min or mean", p.Estimator)
+	case !(p.Outside >= 0):
+		return bad("Outside %v must be ≥ 0", p.Outside)
 	}
 	for c, v := range p.LagDays {
 		if !(v >= 0 && v < 120) {

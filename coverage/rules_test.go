@@ -135,6 +135,8 @@ func TestLevel(t *testing.T) {
 
 // Portaria 349/2026 item 6.7.2: "janela de 30 (trinta) dias que antecederam
 // a data de semeadura".
+// These cases use the NDTI estimators (Estimator "median", "min"); the
+// unmixing default is tested in TestCellCoverUnmix.
 func TestCellCoverWindowAndFilter(t *testing.T) {
 	sow := day("2024-10-31")
 	mid := (DefaultBareNDTI + DefaultStrawNDTI) / 2 // 50 %
@@ -149,18 +151,18 @@ func TestCellCoverWindowAndFilter(t *testing.T) {
 		ok    bool
 		param Params
 	}{
-		{"day 30 in", []Obs{at(30, 0.2, mid)}, 50, 1, true, Params{}},
-		{"day 31 out", []Obs{at(31, 0.2, mid)}, nan, 0, false, Params{}},
-		{"sowing day out", []Obs{at(0, 0.2, mid)}, nan, 0, false, Params{}},
-		{"day 1 in", []Obs{at(1, 0.2, DefaultStrawNDTI)}, 100, 1, true, Params{}},
-		{"NDVI at threshold dropped", []Obs{at(5, 0.3, mid), at(6, 0.29, DefaultBareNDTI)}, 0, 1, true, Params{}},
-		{"NaN dropped", []Obs{at(5, nan, mid), at(6, 0.2, nan), at(7, 0.2, mid)}, 50, 1, true, Params{}},
-		{"clamp high", []Obs{at(3, 0.2, 0.40)}, 100, 1, true, Params{}},
-		{"clamp low", []Obs{at(3, 0.2, -0.05)}, 0, 1, true, Params{}},
-		{"median of three", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 50, 3, true, Params{}},
+		{"day 30 in", []Obs{at(30, 0.2, mid)}, 50, 1, true, Params{Estimator: "median"}},
+		{"day 31 out", []Obs{at(31, 0.2, mid)}, nan, 0, false, Params{Estimator: "median"}},
+		{"sowing day out", []Obs{at(0, 0.2, mid)}, nan, 0, false, Params{Estimator: "median"}},
+		{"day 1 in", []Obs{at(1, 0.2, DefaultStrawNDTI)}, 100, 1, true, Params{Estimator: "median"}},
+		{"NDVI at threshold dropped", []Obs{at(5, 0.3, mid), at(6, 0.29, DefaultBareNDTI)}, 0, 1, true, Params{Estimator: "median"}},
+		{"NaN dropped", []Obs{at(5, nan, mid), at(6, 0.2, nan), at(7, 0.2, mid)}, 50, 1, true, Params{Estimator: "median"}},
+		{"clamp high", []Obs{at(3, 0.2, 0.40)}, 100, 1, true, Params{Estimator: "median"}},
+		{"clamp low", []Obs{at(3, 0.2, -0.05)}, 0, 1, true, Params{Estimator: "median"}},
+		{"median of three", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 50, 3, true, Params{Estimator: "median"}},
 		{"min of three (Zheng)", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 0, 3, true, Params{Estimator: "min"}},
-		{"custom endmembers", []Obs{at(3, 0.2, 0.10)}, 50, 1, true, Params{BareNDTI: 0.02, StrawNDTI: 0.18}},
-		{"custom window 10 days", []Obs{at(11, 0.2, mid)}, nan, 0, false, Params{WindowDays: 10}},
+		{"custom endmembers", []Obs{at(3, 0.2, 0.10)}, 50, 1, true, Params{Estimator: "median", BareNDTI: 0.02, StrawNDTI: 0.18}},
+		{"custom window 10 days", []Obs{at(11, 0.2, mid)}, nan, 0, false, Params{Estimator: "median", WindowDays: 10}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -169,6 +171,86 @@ func TestCellCoverWindowAndFilter(t *testing.T) {
 				t.Errorf("CellCover = %v, %d, %v; want %v, %d, %v", pct, n, ok, tc.pct, tc.n, tc.ok)
 			}
 		})
+	}
+}
+
+// TestCellCoverUnmix checks the default estimator on exact mixtures of
+// the endmembers: each reading is unmixed into green, straw and soil, and
+// the straw fraction is averaged over the window's days.
+func TestCellCoverUnmix(t *testing.T) {
+	sow := day("2024-10-31")
+	var p Params
+	at := func(daysBefore int, g, s float64) Obs {
+		v, n := p.Mix(g, s, 1-g-s)
+		return Obs{Date: sow.AddDate(0, 0, -daysBefore), NDVI: v, NDTI: n}
+	}
+	weedy := at(10, 0.1, 0.45) // 10 % green weeds over 45 % straw, 45 % soil
+	tests := []struct {
+		name  string
+		obs   []Obs
+		pct   float64
+		n     int
+		ok    bool
+		param Params
+	}{
+		{"half straw", []Obs{at(12, 0, 0.5)}, 50, 1, true, Params{}},
+		{"day 30 in", []Obs{at(30, 0, 0.3)}, 30, 1, true, Params{}},
+		{"sowing day out", []Obs{at(0, 0, 0.3)}, nan, 0, false, Params{}},
+		{"green weeds unmixed", []Obs{weedy}, 45, 1, true, Params{}},
+		{"NDVI at MaxNDVI dropped", []Obs{weedy}, nan, 0, false, Params{MaxNDVI: weedy.NDVI}},
+		// Readings 25 and 5 days before sowing (window days 5 and 25), a
+		// tillage between them: 0.8 held on days 0–5, linear on 6–24, 0.2
+		// held on 25–29: (6·0.8 + 19·0.5 + 5·0.2)/30 = 0.51.
+		{"tillage weighted by days", []Obs{at(25, 0, 0.8), at(5, 0, 0.2)}, 51, 2, true, Params{}},
+		// An anchor 35 days before sowing (window day −5) at 1.0 and one
+		// reading 10 days before (day 20) at 0.5: days 0–19 follow the line
+		// 1 − 0.5·(k+5)/25, days 20–29 hold 0.5: (14.2 + 5)/30 = 0.64.
+		{"anchor before the window", []Obs{at(35, 0, 1), at(10, 0, 0.5)}, 64, 1, true, Params{}},
+		{"anchor alone is not a reading", []Obs{at(35, 0, 1), at(-3, 0, 1)}, nan, 0, false, Params{}},
+		{"no anchors", []Obs{at(35, 0, 1), at(10, 0, 0.5)}, 50, 1, true, Params{AnchorDays: -1}},
+		{"same-day readings averaged", []Obs{at(10, 0, 0.4), at(10, 0, 0.6)}, 50, 2, true, Params{}},
+		{"outside the triangle dropped", []Obs{{Date: sow.AddDate(0, 0, -4), NDVI: -0.2, NDTI: 0.5}, at(8, 0, 0.7)}, 70, 1, true, Params{}},
+		{"clamped at 100", []Obs{at(8, 0, 1.1)}, 100, 1, true, Params{}},
+		{"clamped at 0", []Obs{at(8, 0, -0.1)}, 0, 1, true, Params{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pct, n, ok := CellCover(tc.obs, sow, tc.param)
+			if !near(pct, tc.pct, 1e-6) || n != tc.n || ok != tc.ok {
+				t.Errorf("CellCover = %v, %d, %v; want %v, %d, %v", pct, n, ok, tc.pct, tc.n, tc.ok)
+			}
+		})
+	}
+	// The NDTI median reads the weedy pixel as more straw than there is:
+	// green canopy has a high NDTI (≈ 0.37).
+	if med, _, _ := CellCover([]Obs{weedy}, sow, Params{Estimator: "median"}); !(med > 45+5) {
+		t.Errorf("median NDTI of the weedy reading = %.1f %%, expected the green bias (> 50 %%)", med)
+	}
+	// BareNDTI and StrawNDTI, when set, are the unmixing's soil and straw NDTI.
+	q := Params{BareNDTI: 0.02, StrawNDTI: 0.18}
+	v, n := q.Mix(0, 0.25, 0.75)
+	if pct, _, _ := CellCover([]Obs{{Date: sow.AddDate(0, 0, -3), NDVI: v, NDTI: n}}, sow, q); !near(pct, 25, 1e-6) {
+		t.Errorf("custom endmembers: %.3f %%, want 25", pct)
+	}
+}
+
+func TestFractionsRoundTrip(t *testing.T) {
+	var p Params
+	for _, f := range [][3]float64{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0.2, 0.5, 0.3}, {0.05, 0.9, 0.05}} {
+		v, n := p.Mix(f[0], f[1], f[2])
+		g, s, b := p.Fractions(v, n)
+		if !near(g, f[0], 1e-9) || !near(s, f[1], 1e-9) || !near(b, f[2], 1e-9) {
+			t.Errorf("Fractions(Mix(%v)) = %.4f %.4f %.4f", f, g, s, b)
+		}
+	}
+	if g, _, _ := p.Fractions(nan, 0.1); !math.IsNaN(g) {
+		t.Errorf("Fractions(NaN) = %v, want NaN", g)
+	}
+	// The endmembers' own indices.
+	for _, e := range []Endmember{DefaultGreen, DefaultStraw, DefaultSoil} {
+		if !(e.NDVI > -1 && e.NDVI < 1 && e.NDTI > -1 && e.NDTI < 1) {
+			t.Errorf("endmember %+v out of range", e)
+		}
 	}
 }
 
@@ -239,9 +321,10 @@ func TestNoCycleSaysSo(t *testing.T) {
 	}
 }
 
-// cellsFor returns n identical-management cells with straw NDTI before each
-// sowing and a crop cycle per season.
-func cellsFor(sows []time.Time, ndti float64, n int) [][]Obs {
+// cellsFor returns n identical-management cells with 75 % straw (25 %
+// soil) before each sowing and a crop cycle per season; ndti holds the
+// endmembers.
+func cellsFor(sows []time.Time, ndti Params, n int) [][]Obs {
 	var cells [][]Obs
 	for c := 0; c < n; c++ {
 		var all []Obs
@@ -249,7 +332,7 @@ func cellsFor(sows []time.Time, ndti float64, n int) [][]Obs {
 			from := s.AddDate(0, -4, 0)
 			for _, o := range cleanSeries(s, false, from, from.AddDate(1, 0, 0), 5) {
 				if o.NDVI < 0.3 {
-					o.NDTI = ndti
+					o.NDVI, o.NDTI = ndti.Mix(0, 0.75, 0.25)
 				}
 				all = append(all, o)
 			}
@@ -262,8 +345,7 @@ func cellsFor(sows []time.Time, ndti float64, n int) [][]Obs {
 func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	sows := []time.Time{day("2023-10-15"), day("2024-10-20"), day("2025-10-25")}
-	ndti := DefaultBareNDTI + 0.75*(DefaultStrawNDTI-DefaultBareNDTI) // 75 %
-	cells := cellsFor(sows, ndti, 4)
+	cells := cellsFor(sows, Params{}, 4) // 75 % straw
 
 	t.Run("detected", func(t *testing.T) {
 		c := Assess(cells, contract, nil, grid.Soja, Params{})

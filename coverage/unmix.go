@@ -1,0 +1,200 @@
+package coverage
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/manejo/manejo/grid"
+)
+
+// Endmember is a pure surface in the terms three-endmember unmixing needs:
+// its two indices and its brightness in the bands each index is made of. A
+// mixture's NDVI is the brightness-weighted mean of its members' NDVIs
+// (weights f·VNIR), and likewise its NDTI with f·SWIR, so brightness
+// matters: green canopy is dark in SWIR and weighs little in a mixture's
+// NDTI, but its NDTI (≈ 0.37) is far above straw's, so a partly green
+// reading looks like more straw to an NDTI-only reader.
+type Endmember struct {
+	NDVI, NDTI float64 // unitless
+	VNIR       float64 // red + NIR surface reflectance (0..2)
+	SWIR       float64 // SWIR1 + SWIR2 surface reflectance (0..2)
+}
+
+// Default endmembers: typical Sentinel-2/Landsat surface reflectances of a
+// closed soybean/maize canopy, dry crop straw and a dry red oxisol
+// (Latossolo Vermelho), after Daughtry et al. 2005, van Deventer et al. 1997
+// and Zheng et al. 2012 — the spectra internal/pheno simulates:
+// green red 0.035 NIR 0.45 SWIR1 0.22 SWIR2 0.10; straw 0.16 0.24 0.36 0.22;
+// soil 0.14 0.19 0.30 0.27. The soil and straw NDTI of the unmixing are
+// BareNDTI and StrawNDTI (Params), so only their NDVI and brightness are
+// here.
+var (
+	DefaultGreen = Endmember{NDVI: 0.415 / 0.485, NDTI: 0.12 / 0.32, VNIR: 0.485, SWIR: 0.32}
+	DefaultStraw = Endmember{NDVI: 0.08 / 0.40, NDTI: 0.14 / 0.58, VNIR: 0.40, SWIR: 0.58}
+	DefaultSoil  = Endmember{NDVI: 0.05 / 0.33, NDTI: 0.03 / 0.57, VNIR: 0.33, SWIR: 0.57}
+)
+
+// unmixer solves, for one reading (V, N), the linear system
+//
+//	Σ fᵢ·VNIRᵢ·(NDVIᵢ − V) = 0
+//	Σ fᵢ·SWIRᵢ·(NDTIᵢ − N) = 0
+//	Σ fᵢ = 1
+//
+// for the fractions f of green canopy, straw and soil: linear spectral
+// mixing of reflectances, rewritten in index space (each index is a ratio
+// of band sums, so V·Σfᵢ(NIRᵢ+Redᵢ) = Σfᵢ(NIRᵢ−Redᵢ) is linear in f).
+type unmixer struct {
+	em [3]Endmember // green, straw, soil
+}
+
+func newUnmixer(green, straw, soil Endmember) (unmixer, bool) {
+	u := unmixer{em: [3]Endmember{green, straw, soil}}
+	for _, e := range u.em {
+		if !(e.VNIR > 0 && e.SWIR > 0) || !finite(e.NDVI) || !finite(e.NDTI) {
+			return u, false
+		}
+	}
+	g, s, b := green, straw, soil
+	area := (s.NDVI-g.NDVI)*(b.NDTI-g.NDTI) - (b.NDVI-g.NDVI)*(s.NDTI-g.NDTI)
+	return u, math.Abs(area) > 1e-4
+}
+
+// fractions returns the green, straw and soil fractions of a reading,
+// unclamped (outside 0..1 when the reading lies outside the endmember
+// triangle), NaN when the system is singular.
+func (u unmixer) fractions(ndvi, ndti float64) (g, s, b float64) {
+	var m [3][3]float64
+	for i, e := range u.em {
+		m[0][i] = e.VNIR * (e.NDVI - ndvi)
+		m[1][i] = e.SWIR * (e.NDTI - ndti)
+		m[2][i] = 1
+	}
+	d := det3(m)
+	if math.Abs(d) < 1e-12 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	var f [3]float64
+	for i := range f {
+		mi := m
+		mi[0][i], mi[1][i], mi[2][i] = 0, 0, 1
+		f[i] = det3(mi) / d
+	}
+	return f[0], f[1], f[2]
+}
+
+func det3(m [3][3]float64) float64 {
+	return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
+		m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
+		m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+}
+
+// unmixCover is the "unmix" estimator of cellCover. Each reading with
+// finite NDVI below MaxNDVI dated from AnchorDays before the window to
+// AnchorDays after the sowing is unmixed into green, straw and soil
+// fractions; readings lying more than Outside outside the endmember
+// triangle (unflagged haze, water) are dropped. The cell's cover is the mean
+// over the window's days of the straw fraction interpolated linearly in time
+// between readings (held flat beyond the first and last), so that a tillage
+// or a desiccation inside the window weighs by the days it covers, as in the
+// truth the indicator asks for (the window's mean visible straw). The
+// readings outside the window only anchor that interpolation: a cell needs
+// at least one reading inside it, and nObs counts only those.
+func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
+	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
+	if !ok {
+		return math.NaN(), 0, false
+	}
+	lo, hi := from.AddDate(0, 0, -p.AnchorDays), sow.AddDate(0, 0, p.AnchorDays)
+	type reading struct{ day, straw float64 }
+	var rs []reading
+	inside := 0
+	for _, o := range obs {
+		d := grid.Date(o.Date)
+		if d.Before(lo) || !d.Before(hi) {
+			continue
+		}
+		if !finite(o.NDVI) || !finite(o.NDTI) || o.NDVI >= p.MaxNDVI {
+			continue
+		}
+		g, s, b := u.fractions(o.NDVI, o.NDTI)
+		if !finite(s) || min(g, s, b) < -p.Outside || max(g, s, b) > 1+p.Outside {
+			continue
+		}
+		rs = append(rs, reading{d.Sub(from).Hours() / 24, s})
+		if !d.Before(from) && d.Before(sow) {
+			inside++
+		}
+	}
+	if inside == 0 {
+		return math.NaN(), 0, false
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].day < rs[j].day })
+	// Readings of the same day (two sensors) are averaged.
+	var days, vals []float64
+	for i := 0; i < len(rs); {
+		j, sum := i, 0.0
+		for ; j < len(rs) && rs[j].day == rs[i].day; j++ {
+			sum += rs[j].straw
+		}
+		days = append(days, rs[i].day)
+		vals = append(vals, sum/float64(j-i))
+		i = j
+	}
+	v := timeMean(days, vals, p.WindowDays)
+	return math.Max(0, math.Min(100, 100*v)), inside, true
+}
+
+// timeMean returns the mean over the days 0..w−1 of the piecewise-linear
+// interpolation of vals read on days t (ascending, distinct), held constant
+// before the first reading and after the last.
+func timeMean(t, vals []float64, w int) float64 {
+	n := len(t)
+	sum := 0.0
+	j := 0
+	for k := 0; k < w; k++ {
+		x := float64(k)
+		for j+1 < n && t[j+1] <= x {
+			j++
+		}
+		switch {
+		case x <= t[0]:
+			sum += vals[0]
+		case j == n-1:
+			sum += vals[n-1]
+		default:
+			a := (x - t[j]) / (t[j+1] - t[j])
+			sum += vals[j]*(1-a) + vals[j+1]*a
+		}
+	}
+	return sum / float64(w)
+}
+
+// Fractions unmixes one reading into green-canopy, straw and bare-soil
+// fractions with p's endmembers (after defaults). They sum to 1 and lie in
+// 0..1 inside the endmember triangle; values outside mean the reading lies
+// outside it. NaNs for NaN input or collinear endmembers.
+func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
+	p = p.withDefaults()
+	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
+	if !ok || !finite(ndvi) || !finite(ndti) {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	return u.fractions(ndvi, ndti)
+}
+
+// Mix is the forward model of Fractions: the NDVI and NDTI of a pixel
+// covered by the given fractions (summing to 1) of p's green, straw and soil
+// endmembers, mixing their reflectances linearly.
+func (p Params) Mix(green, straw, soil float64) (ndvi, ndti float64) {
+	p = p.withDefaults()
+	var vd, vs, td, ts float64
+	for i, e := range [3]Endmember{p.Green, p.Straw, p.Soil} {
+		f := [3]float64{green, straw, soil}[i]
+		vs += f * e.VNIR
+		vd += f * e.VNIR * e.NDVI
+		ts += f * e.SWIR
+		td += f * e.SWIR * e.NDTI
+	}
+	return vd / vs, td / ts
+}
