@@ -18,7 +18,7 @@ import (
 
 // Row is the set of row types export writes, one per dataset.
 type Row interface {
-	CellRow | ObsRow | EventRow | SeasonRow | CycleRow | IndicatorRow
+	CellRow | ObsRow | EventRow | SeasonRow | CycleRow | IndicatorRow | ClassificationRow
 }
 
 // Dataset describes one Parquet dataset of the output directory.
@@ -47,10 +47,12 @@ var (
 		SortedBy: []string{"field_id", "start_date", "cycle"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[CycleRow]()}
 	Indicators = Dataset{Name: "indicators", Title: "one row per talhão: T, C, slope, levels, status",
 		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[IndicatorRow]()}
+	Classification = Dataset{Name: "classification", Title: "one row per talhão: NM1–NM4 preview and its explanation (manejo classify)",
+		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[ClassificationRow]()}
 )
 
 // Datasets lists every dataset in documentation order.
-var Datasets = []Dataset{Cells, Observations, Events, Seasons, Cycles, Indicators}
+var Datasets = []Dataset{Cells, Observations, Events, Seasons, Cycles, Indicators, Classification}
 
 // DatasetOf returns the descriptor of the dataset whose rows are T.
 func DatasetOf[T Row]() Dataset {
@@ -79,6 +81,8 @@ func compareFunc[T Row]() func(a, b T) int {
 		f = compareCycles
 	case IndicatorRow:
 		f = compareIndicators
+	case ClassificationRow:
+		f = compareClassifications
 	}
 	return f.(func(a, b T) int)
 }

@@ -134,6 +134,37 @@ type IndicatorRow struct {
 	Reasons          []string `parquet:"reasons,list" doc:"why an indicator is missing or the talhão failed, one entry each"`
 }
 
+// ClassificationRow is the preview of the management level of one talhão
+// (classification.parquet, written by manejo classify): the level NM1–NM4
+// or null when not classifiable (IN 2.2), every indicator with its level,
+// the rules that fired and the deciding one.
+type ClassificationRow struct {
+	FieldID      string   `parquet:"field_id" doc:"talhão id"`
+	Crop         string   `parquet:"crop,dict" doc:"crop assessed: soja or milho"`
+	Level        *int32   `parquet:"level,optional" unit:"1..4" doc:"management level NM1–NM4; null when not classifiable"`
+	Mi           *float64 `parquet:"mi,optional" unit:"points" doc:"mean of the six indicator levels (IN 3.2); null when an indicator is missing"`
+	MeanLevel    *int32   `parquet:"mean_level,optional" unit:"1..4" doc:"level of Mi alone, before the rules of item 3.2.1"`
+	DecidingRule string   `parquet:"deciding_rule,dict" doc:"rule that set the final level (e.g. mean, 3.2.1-I, 3.2.1-V-a)"`
+	Reason       string   `parquet:"reason" doc:"why the talhão is not classifiable; empty when it is"`
+	Missing      []string `parquet:"missing,list" doc:"indicators or inputs not measured (IN 2.2)"`
+	Rules        []string `parquet:"rules,list" doc:"each rule that fired: id: level before → after: text"`
+	VPct         *float64 `parquet:"v_pct_0_20,optional" unit:"%" doc:"base saturation V% in 0–20 cm"`
+	VLevel       *int32   `parquet:"v_level,optional" unit:"1..4" doc:"level of V% (by CTC class, Tabela 1)"`
+	Ca           *float64 `parquet:"ca_20_40,optional" unit:"cmolc/dm³" doc:"calcium in 20–40 cm"`
+	CaLevel      *int32   `parquet:"ca_level,optional" unit:"1..4" doc:"level of Ca"`
+	MPct         *float64 `parquet:"m_pct_20_40,optional" unit:"%" doc:"aluminium saturation m% in 20–40 cm"`
+	MLevel       *int32   `parquet:"m_level,optional" unit:"1..4" doc:"level of m%"`
+	TYears       *float64 `parquet:"t_years,optional" unit:"years" doc:"T used (a lower bound when censored)"`
+	TLevel       *int32   `parquet:"t_level,optional" unit:"1..4" doc:"level of T"`
+	CPct         *float64 `parquet:"c_pct,optional" unit:"%" doc:"C used"`
+	CLevel       *int32   `parquet:"c_level,optional" unit:"1..4" doc:"level of C"`
+	DCrops       *int32   `parquet:"d_crops,optional" doc:"crops counted for D over the last three agricultural years"`
+	DLevel       *int32   `parquet:"d_level,optional" unit:"1..4" doc:"level of D (IN 2.4)"`
+	DYears       []string `parquet:"d_years,list" doc:"agricultural years D looked at"`
+	DDetail      string   `parquet:"d_detail" doc:"how D was counted"`
+	Explanation  string   `parquet:"explanation" doc:"the whole explanation as JSON (indicators, rules, deciding rule)"`
+}
+
 // Statuses of an IndicatorRow.
 const (
 	StatusOK      = "ok"
@@ -212,3 +243,5 @@ func compareCycles(a, b CycleRow) int {
 }
 
 func compareIndicators(a, b IndicatorRow) int { return cmp.Compare(a.FieldID, b.FieldID) }
+
+func compareClassifications(a, b ClassificationRow) int { return cmp.Compare(a.FieldID, b.FieldID) }

@@ -18,9 +18,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
-
 	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/storage"
@@ -652,37 +649,6 @@ func writeClassificationTable(w io.Writer, results []classify.Result) error {
 	return nil
 }
 
-// classificationRow is one row of classification.parquet. It is written
-// here with the same settings as export's datasets (zstd, dictionary
-// strings, created_by "manejo version …"); export's Row set is closed, so
-// moving it there is left to the export owner.
-type classificationRow struct {
-	FieldID      string   `parquet:"field_id"`
-	Crop         string   `parquet:"crop,dict"`
-	Level        *int32   `parquet:"level,optional"`
-	Mi           *float64 `parquet:"mi,optional"`
-	MeanLevel    *int32   `parquet:"mean_level,optional"`
-	DecidingRule string   `parquet:"deciding_rule,dict"`
-	Reason       string   `parquet:"reason"`
-	Missing      []string `parquet:"missing,list"`
-	Rules        []string `parquet:"rules,list"`
-	VPct         *float64 `parquet:"v_pct_0_20,optional"`
-	VLevel       *int32   `parquet:"v_level,optional"`
-	Ca           *float64 `parquet:"ca_20_40,optional"`
-	CaLevel      *int32   `parquet:"ca_level,optional"`
-	MPct         *float64 `parquet:"m_pct_20_40,optional"`
-	MLevel       *int32   `parquet:"m_level,optional"`
-	TYears       *float64 `parquet:"t_years,optional"`
-	TLevel       *int32   `parquet:"t_level,optional"`
-	CPct         *float64 `parquet:"c_pct,optional"`
-	CLevel       *int32   `parquet:"c_level,optional"`
-	DCrops       *int32   `parquet:"d_crops,optional"`
-	DLevel       *int32   `parquet:"d_level,optional"`
-	DYears       []string `parquet:"d_years,list"`
-	DDetail      string   `parquet:"d_detail"`
-	Explanation  string   `parquet:"explanation"`
-}
-
 func opt32(n int) *int32 {
 	if n == 0 {
 		return nil
@@ -699,10 +665,10 @@ func optF(ind classify.Indicator) *float64 {
 	return &v
 }
 
-func toRow(r classify.Result, in map[string]classify.Indicator) classificationRow {
+func toRow(r classify.Result, in map[string]classify.Indicator) export.ClassificationRow {
 	j := toJSON(r)
 	expl, _ := json.Marshal(j)
-	row := classificationRow{
+	row := export.ClassificationRow{
 		FieldID: r.FieldID, Crop: string(r.Crop), Level: opt32(r.Level), Mi: j.Mi, MeanLevel: opt32(r.MeanLevel),
 		DecidingRule: r.DecidingRule, Reason: r.Reason, Missing: slices.Clone(r.Missing),
 		DYears: j.DYears, DDetail: in["d"].Detail, Explanation: string(expl),
@@ -723,7 +689,7 @@ func toRow(r classify.Result, in map[string]classify.Indicator) classificationRo
 }
 
 func writeClassificationParquet(w io.Writer, results []classify.Result) error {
-	rows := make([]classificationRow, len(results))
+	rows := make([]export.ClassificationRow, len(results))
 	for i, r := range results {
 		in := map[string]classify.Indicator{}
 		for _, ind := range r.Indicators {
@@ -731,17 +697,8 @@ func writeClassificationParquet(w io.Writer, results []classify.Result) error {
 		}
 		rows[i] = toRow(r, in)
 	}
-	pw := parquet.NewGenericWriter[classificationRow](w,
-		&parquet.WriterConfig{CreatedBy: export.Options{Version: version}.CreatedBy()},
-		parquet.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
-		parquet.KeyValueMetadata("manejo:dataset", "classification"),
-		parquet.KeyValueMetadata("manejo:sorted_by", "field_id"),
-	)
-	if _, err := pw.Write(rows); err != nil {
+	if err := export.Write(w, rows, export.Options{Version: version}); err != nil {
 		return fmt.Errorf("write classification.parquet: %w", err)
-	}
-	if err := pw.Close(); err != nil {
-		return fmt.Errorf("close classification.parquet: %w", err)
 	}
 	return nil
 }

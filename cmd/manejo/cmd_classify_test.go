@@ -88,7 +88,7 @@ func TestClassifyCLIExample(t *testing.T) {
 		t.Errorf("T05: Mi %v, c %+v; want nulls", r.Mi, r.Indicators["c"])
 	}
 
-	rows, err := parquet.ReadFile[classificationRow](filepath.Join(out, "classification.parquet"))
+	rows, err := parquet.ReadFile[export.ClassificationRow](filepath.Join(out, "classification.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
