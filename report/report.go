@@ -92,12 +92,20 @@ func Write(ctx context.Context, w io.Writer, fsys fs.FS, o Options) (Stats, erro
 		}
 		return m
 	}()
+	classes, err := optional(export.ReadDataset[export.ClassificationRow](fsys))
+	if err != nil {
+		return st, fmt.Errorf("report: %w", err)
+	}
+	levels := map[string]*export.ClassificationRow{}
+	for i := range classes {
+		levels[classes[i].FieldID] = &classes[i]
+	}
 	run := readRun(fsys)
 
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
 	writeHead(bw, o, run, inds)
-	writeSummary(bw, inds)
+	writeSummary(bw, inds, levels)
 
 	streams, err := openObsStreams(ctx, fsys)
 	if err != nil {
@@ -117,7 +125,7 @@ func Write(ctx context.Context, w io.Writer, fsys fs.FS, o Options) (Stats, erro
 		if fd == nil {
 			fd = &fieldData{}
 		}
-		writeSection(bw, ind, fd, obs, o)
+		writeSection(bw, ind, fd, obs, levels[ind.FieldID], o)
 		st.Talhoes++
 	}
 	writeFoot(bw, o)
@@ -266,9 +274,14 @@ func tText(r export.IndicatorRow) (string, string) {
 	return "–", "-1e9"
 }
 
-func writeSummary(w io.Writer, inds []export.IndicatorRow) {
+func writeSummary(w io.Writer, inds []export.IndicatorRow, levels map[string]*export.ClassificationRow) {
+	withNM := len(levels) > 0
 	fmt.Fprint(w, `<h2 id="summary">Summary</h2><table class="sortable" id="summary-table"><thead><tr>`+
-		`<th>talhão</th><th>area (ha)</th><th>cell (ha)</th><th>cells</th><th>sensors</th><th>T</th><th>T level</th>`+
+		`<th>talhão</th>`)
+	if withNM {
+		fmt.Fprint(w, `<th title="management level preview (manejo classify)">NM</th>`)
+	}
+	fmt.Fprint(w, `<th>area (ha)</th><th>cell (ha)</th><th>cells</th><th>sensors</th><th>T</th><th>T level</th>`+
 		`<th>C (%)</th><th>C level</th><th>C per season (%)</th><th>slope (%)</th><th>contour required</th><th>status</th><th>reasons</th></tr></thead><tbody>`)
 	for _, r := range inds {
 		tt, tv := tText(r)
@@ -287,10 +300,14 @@ func writeSummary(w io.Writer, inds []export.IndicatorRow) {
 		if r.CLevel != nil {
 			cl = fmt.Sprint(*r.CLevel)
 		}
-		fmt.Fprintf(w, `<tr><td><a href="#f-%s">%s</a></td><td class="num">%.1f</td><td class="num">%.1f</td><td class="num">%d</td><td>%s</td>`+
+		fmt.Fprintf(w, `<tr><td><a href="#f-%s">%s</a></td>`, anchor(r.FieldID), html.EscapeString(r.FieldID))
+		if withNM {
+			fmt.Fprint(w, nmCell(levels[r.FieldID]))
+		}
+		fmt.Fprintf(w, `<td class="num">%.1f</td><td class="num">%.1f</td><td class="num">%d</td><td>%s</td>`+
 			`<td class="num" data-v="%s">%s</td><td data-v="%s">%s</td><td class="num" data-v="%s">%s</td><td data-v="%s">%s</td><td>%s</td>`+
 			`<td class="num" data-v="%s">%s</td><td>%s</td><td class="st-%s">%s</td><td>%s</td></tr>`,
-			anchor(r.FieldID), html.EscapeString(r.FieldID), r.AreaHa, r.CellSizeHa, r.NCells, html.EscapeString(strings.Join(r.Sensors, ", ")),
+			r.AreaHa, r.CellSizeHa, r.NCells, html.EscapeString(strings.Join(r.Sensors, ", ")),
 			tv, tt, tl, level(r.TLevel), dataV(r.CPct), f1(r.CPct, ""), cl, level(r.CLevel), strings.Join(per, " · "),
 			dataV(r.SlopeMeanPct), f1(r.SlopeMeanPct, ""), contour, r.Status, r.Status, html.EscapeString(strings.Join(r.Reasons, "; ")))
 	}
@@ -310,7 +327,53 @@ func anchor(id string) string {
 	return b.String()
 }
 
-func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []export.ObsRow, o Options) {
+// nmCell is the summary-table cell of a talhão's level preview.
+func nmCell(c *export.ClassificationRow) string {
+	switch {
+	case c == nil:
+		return `<td data-v="0">–</td>`
+	case c.Level == nil:
+		return fmt.Sprintf(`<td data-v="0" title="%s">not classifiable</td>`, html.EscapeString(c.Reason))
+	}
+	return fmt.Sprintf(`<td data-v="%d" title="decided by %s">NM%d</td>`, *c.Level, html.EscapeString(c.DecidingRule), *c.Level)
+}
+
+// writeClassification explains a talhão's level preview: indicators, the
+// rules that fired with the level before and after, the deciding rule.
+func writeClassification(w io.Writer, c *export.ClassificationRow) {
+	if c == nil {
+		return
+	}
+	if c.Level == nil {
+		fmt.Fprintf(w, `<p><b>Management level: not classifiable</b> — %s</p>`, html.EscapeString(c.Reason))
+	} else {
+		mi := "–"
+		if c.Mi != nil {
+			mi = fmt.Sprintf("%.2f", *c.Mi)
+		}
+		fmt.Fprintf(w, `<p><b>Management level preview: NM%d</b> (Mi %s; decided by %s)</p>`, *c.Level, mi, html.EscapeString(c.DecidingRule))
+	}
+	fmt.Fprint(w, `<table class="facts"><tr>`)
+	for _, ind := range []struct {
+		name string
+		lv   *int32
+	}{{"V%", c.VLevel}, {"Ca", c.CaLevel}, {"m%", c.MLevel}, {"T", c.TLevel}, {"C", c.CLevel}, {"D", c.DLevel}} {
+		fmt.Fprintf(w, `<td>%s %s</td>`, ind.name, level(ind.lv))
+	}
+	fmt.Fprint(w, `</tr></table>`)
+	if len(c.Rules) > 0 || len(c.Missing) > 0 {
+		fmt.Fprint(w, `<ul class="reasons">`)
+		for _, r := range c.Rules {
+			fmt.Fprintf(w, "<li>%s</li>", html.EscapeString(r))
+		}
+		if len(c.Missing) > 0 {
+			fmt.Fprintf(w, "<li>missing (IN 2.2): %s</li>", html.EscapeString(strings.Join(c.Missing, ", ")))
+		}
+		fmt.Fprint(w, `</ul>`)
+	}
+}
+
+func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []export.ObsRow, class *export.ClassificationRow, o Options) {
 	fmt.Fprintf(w, `<section class="field" id="f-%s"><h2>%s <span class="muted">%s · %.1f ha · %d cells of %.1f ha · <span class="st-%s">%s</span></span></h2>`,
 		anchor(r.FieldID), html.EscapeString(r.FieldID), html.EscapeString(r.Crop), r.AreaHa, r.NCells, r.CellSizeHa, r.Status, r.Status)
 	if len(r.Reasons) > 0 {
@@ -320,6 +383,7 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 		}
 		fmt.Fprint(w, `</ul>`)
 	}
+	writeClassification(w, class)
 
 	// Series: quartiles over cells per date, clear observations only.
 	ndvi, ndti := map[time.Time][]float64{}, map[time.Time][]float64{}

@@ -156,3 +156,39 @@ func TestTimeAxisTicks(t *testing.T) {
 		t.Errorf("axis maps ends to %v..%v, want %v..%v", x0, x1, padL, plotW-padR)
 	}
 }
+
+func TestReportShowsClassification(t *testing.T) {
+	dir := t.TempDir()
+	writeOutput(t, dir, 3, 4)
+	three, mi := int32(3), 3.17
+	rows := []export.ClassificationRow{
+		{FieldID: "BENCH-00000", Crop: "soja", Level: &three, Mi: &mi, DecidingRule: "3.2.1-VI-b",
+			Rules: []string{"3.2.1-VI-b: NM4 → NM3: m% at level 2 caps a mean at level 3 or 4"}},
+		{FieldID: "BENCH-00001", Crop: "soja", Reason: "an indicator is missing (IN 2.2)", Missing: []string{"v_pct"}},
+	}
+	f, err := os.Create(filepath.Join(dir, "classification.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := export.Write(f, rows, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var buf bytes.Buffer
+	if _, err := Write(context.Background(), &buf, os.DirFS(dir), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		`<th title="management level preview (manejo classify)">NM</th>`,
+		`<td data-v="3" title="decided by 3.2.1-VI-b">NM3</td>`,
+		"Management level preview: NM3</b> (Mi 3.17; decided by 3.2.1-VI-b)",
+		"3.2.1-VI-b: NM4 → NM3: m% at level 2 caps",
+		"Management level: not classifiable</b> — an indicator is missing (IN 2.2)",
+		"missing (IN 2.2): v_pct",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
