@@ -154,7 +154,7 @@ func (a tAgreement) String() string {
 // talhão table), how many of their border cells broke on their own (so
 // that "no event" is not vacuous), and the agreement of T computed from
 // detected and true events.
-func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao confusion, nBorder, borderEvents, borderCellBreaks int, ta tAgreement) {
+func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao confusion, bs borderStats, ta tAgreement) {
 	rng := rand.New(rand.NewPCG(seed, 0x7a11a9e))
 	for i := 0; i < 2*n; i++ {
 		till := i%2 == 0
@@ -180,20 +180,66 @@ func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao c
 			ta.sameLevel++
 		}
 		if borderOnly {
-			nBorder++
-			for _, e := range ev {
-				if d := e.Date.Sub(g.borderDate()); d > -30*24*time.Hour && d < 60*24*time.Hour {
-					borderEvents++
-				}
-			}
-			for _, c := range cells {
-				if c.Border && len(DetectCell(c.Obs, p)) > 0 {
-					borderCellBreaks++
-				}
-			}
+			bs.add(g, p, cells, ev)
 		}
 	}
-	return cell, talhao, nBorder, borderEvents, borderCellBreaks, ta
+	return cell, talhao, bs, ta
+}
+
+// borderStats sums up the talhões revolved at the headland only (IN 2.3
+// III: no event may come from that revolving).
+type borderStats struct {
+	talhoes    int // border-only negative talhões
+	cellBreaks int // their border cells that broke on their own
+	// windowEvents counts their talhão events within −30..+60 d of the
+	// border revolving, whatever made them.
+	windowEvents int
+	// fromBorder counts those of windowEvents that the border cells made:
+	// no event on the same date from the interior cells alone.
+	fromBorder int
+	// changed counts talhões whose event dates differ with and without
+	// their border cells (border cells must never make or unmake one).
+	changed int
+}
+
+func (b *borderStats) add(g generator, p Params, cells []Cell, ev []Event) {
+	b.talhoes++
+	var interior []Cell
+	for _, c := range cells {
+		if c.Border {
+			if len(DetectCell(c.Obs, p)) > 0 {
+				b.cellBreaks++
+			}
+		} else {
+			interior = append(interior, c)
+		}
+	}
+	inner := Detect(interior, p)
+	same := len(inner) == len(ev)
+	for i := 0; same && i < len(ev); i++ {
+		same = ev[i].Date.Equal(inner[i].Date)
+	}
+	if !same {
+		b.changed++
+	}
+	for _, e := range ev {
+		if d := e.Date.Sub(g.borderDate()); d <= -30*24*time.Hour || d >= 60*24*time.Hour {
+			continue
+		}
+		b.windowEvents++
+		found := false
+		for _, f := range inner {
+			found = found || f.Date.Equal(e.Date)
+		}
+		if !found {
+			b.fromBorder++
+		}
+	}
+}
+
+func (b borderStats) String() string {
+	return fmt.Sprintf("border-only revolving (IN 2.3 III): %d talhões, %d border cells broke on their own; %d talhão events made by the border cells (%d within −30..+60 d of the revolving, all also found from the interior cells alone: %v); %d talhões whose events change without their border cells",
+		b.talhoes, b.cellBreaks, b.fromBorder, b.windowEvents, b.fromBorder == 0, b.changed)
 }
 
 // TestAccuracy is the accuracy harness of issue 3 (Portaria 349, 6.8):
@@ -211,14 +257,14 @@ func TestAccuracy(t *testing.T) {
 		n, nT, seed = 1000, 1000, 2
 	}
 	g := testGenerator()
-	cell, talhao, nBorder, borderEvents, borderCellBreaks, ta := runAccuracyT(g, p, n, nT, seed)
+	cell, talhao, bs, ta := runAccuracyT(g, p, n, nT, seed)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "generator: %s; seed %d; K = %.2f, CellK = %.2f; %d+%d cell series, %d+%d talhões (6 interior + 3 border cells; half the negatives revolved at the border only)\n",
 		g.name(), seed, p.K, p.CellK, n, n, nT, nT)
 	fmt.Fprintf(&sb, "cell   : %v\n", cell)
 	fmt.Fprintf(&sb, "talhão : %v\n", talhao)
 	fmt.Fprintf(&sb, "%v\n", ta)
-	fmt.Fprintf(&sb, "border-only revolving (IN 2.3 III): %d talhões, %d border cells broke on their own, %d talhão events within −30..+60 d of it\n", nBorder, borderCellBreaks, borderEvents)
+	fmt.Fprintf(&sb, "%v\n", bs)
 	t.Log("\n" + sb.String())
 	const revisitDays = 5
 	// Issue 3 targets precision ≥ 0.90, recall ≥ 0.90 and a median dating
@@ -230,8 +276,16 @@ func TestAccuracy(t *testing.T) {
 	// floor guards the measured level against regressions and is not the
 	// target.
 	recallMin := map[string]float64{"cell": 0.75, "talhão": 0.90}
-	if borderEvents > 0 {
-		t.Errorf("%d events from the border-only revolving of %d talhões, want 0 (IN 2.3 III)", borderEvents, nBorder)
+	// IN 2.3 III: the headland revolving itself must make no event, and
+	// border cells must never make or unmake one. Interior false events
+	// that happen to fall near the headland date (they stay when the
+	// border cells are removed) are counted as false positives in the
+	// talhão table, like any other.
+	if bs.fromBorder > 0 || bs.changed > 0 {
+		t.Errorf("%d events made by the border-only revolving of %d talhões and %d talhões whose events change without their border cells, want 0 (IN 2.3 III)", bs.fromBorder, bs.talhoes, bs.changed)
+	}
+	if bs.cellBreaks == 0 {
+		t.Errorf("no border cell broke on its own: the IN 2.3 III check is vacuous")
 	}
 	for _, c := range []struct {
 		level string

@@ -140,8 +140,11 @@ func TestDebugTune(t *testing.T) {
 	}
 	p := debugParams()
 	n, nT := 1000, 400
-	cell, talhao, nb, be, bcb, _ := runAccuracyT(testGenerator(), p, n, nT, 1)
-	t.Logf("\ncell   : %v\ntalhão : %v\nborder %d %d %d", cell, talhao, nb, be, bcb)
+	if v := os.Getenv("NT"); v != "" {
+		nT, _ = strconv.Atoi(v)
+	}
+	cell, talhao, bs, _ := runAccuracyT(testGenerator(), p, n, nT, 1)
+	t.Logf("\ncell   : %v\ntalhão : %v\n%v", cell, talhao, bs)
 }
 
 func TestDebugFP(t *testing.T) {
@@ -294,6 +297,7 @@ func debugParams() Params {
 			*v, _ = strconv.Atoi(s)
 		}
 	}
+	envI("REXTRA", &rExtraPre)
 	p := DefaultParams()
 	envI("PREOBS", &p.PreObs)
 	envI("PREWIN", &p.PreWindowDays)
@@ -301,4 +305,52 @@ func debugParams() Params {
 	envF("K", &p.K)
 	envF("CELLK", &p.CellK)
 	return p
+}
+
+// TestDebugBorder lists the talhão events of border-only negatives that fall
+// near the border revolving, and whether they remain without border cells.
+func TestDebugBorder(t *testing.T) {
+	if !*tilldebug {
+		t.Skip("-tilldebug not set")
+	}
+	p := debugParams()
+	u, _ := newUnmixer(p)
+	g := testGenerator().(*phenoGen)
+	var sc *pheno.Scenario
+	onScenario = func(s *pheno.Scenario) { sc = s }
+	defer func() { onScenario = nil }()
+	rng := rand.New(rand.NewPCG(1, 0x7a11a9e))
+	for i := 0; i < 2*1000; i++ {
+		g.talhao(rng, i%2 == 0, false, 1, 0)
+	}
+	for i := 0; i < 2*1000; i++ {
+		till := i%2 == 0
+		borderOnly := !till && i%4 == 1
+		cells, _ := g.talhao(rng, till, borderOnly, 6, 3)
+		if !borderOnly {
+			continue
+		}
+		ev := Detect(cells, p)
+		for _, e := range ev {
+			d := e.Date.Sub(g.borderDate())
+			if d <= -30*24*time.Hour || d >= 60*24*time.Hour {
+				continue
+			}
+			inner := Detect(cells[:6], p)
+			t.Logf("talhão %d: event %s (border %s, %+.0f d) n=%d/%d int, interior-only events %d", i, e.Date.Format(time.DateOnly), g.borderDate().Format(time.DateOnly), d.Hours()/24, e.NInterior, e.NCells, len(inner))
+			for k := 0; k < 6; k++ {
+				cs := prepare(cells[k].Obs, p, u)
+				var sb strings.Builder
+				for _, c := range cs {
+					dd := int(c.date.Sub(e.Date).Hours() / 24)
+					if dd < -30 || dd > 25 {
+						continue
+					}
+					gt, st, _ := sc.Fractions(c.date)
+					fmt.Fprintf(&sb, " [%+d g%.2f r%.2f (g%.2f s%.2f)]", dd, c.green, c.strawShare(), gt, st)
+				}
+				t.Logf("  cell %d:%s", k, sb.String())
+			}
+		}
+	}
 }
