@@ -28,5 +28,8 @@ if [ "$code" -ne 0 ] && [ "$code" -ne 3 ]; then exit "$code"; fi
 echo "== result"
 "$BIN" inspect "$DIR/out"
 "$BIN" sinm validate "$DIR/out/sinm"
+echo "== management level preview (soil analyses and crop history of testdata/demo)"
+"$BIN" classify --rs "$DIR/out" --rs-csv testdata/demo/contour.csv \
+  --soil testdata/demo/soil.csv --crops testdata/demo/crops.csv --out "$DIR/out" | sed -n '1,8p'
 "$BIN" report --in "$DIR/out" --out "$DIR/report.html"
 echo "report: $DIR/report.html"

@@ -612,7 +612,9 @@ func writeClassificationTable(w io.Writer, results []classify.Result) error {
 		cells := []string{r.FieldID, string(r.Crop), nm(r.Level), mi}
 		for _, ind := range r.Indicators {
 			if ind.Measured {
-				cells = append(cells, fmt.Sprintf("%g(%d)", ind.Value, ind.Level))
+				// One decimal for reading; the level comes from the unrounded value.
+				v := strconv.FormatFloat(math.Round(ind.Value*10)/10, 'f', -1, 64)
+				cells = append(cells, fmt.Sprintf("%s(%d)", v, ind.Level))
 			} else {
 				cells = append(cells, "—")
 			}
