@@ -233,7 +233,7 @@ func why(cs []clearObs, j int, p Params, sigma float64) string {
 	}
 	var v []float64
 	window := time.Duration(p.PreWindowDays) * 24 * time.Hour
-	for i := j - 1; i >= 0 && len(v) < p.PreObs; i-- {
+	for i := j - 1; i >= 0 && len(v) < p.PreObs+rExtraPre; i-- {
 		if cs[j-1].date.Sub(cs[i].date) > window {
 			break
 		}
@@ -250,6 +250,9 @@ func why(cs []clearObs, j int, p Params, sigma float64) string {
 		return "lowpre"
 	}
 	hi := ratio * pre
+	if cs[j-1].green <= rMaxGreen && cs[j-1].strawShare() <= hi {
+		return "lastpre"
+	}
 	var post []float64
 	for i := j; i < n && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
 		x := cs[i]
