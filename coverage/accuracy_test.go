@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"flag"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -150,10 +151,15 @@ func TestAccuracyFull(t *testing.T) {
 	if !*accuracy {
 		t.Skip("full harness: run with -accuracy (make accuracy)")
 	}
-	checkAccuracy(t, runAccuracy(t, 400, 12, 20261), true)
+	checkAccuracy(t, runAccuracy(t, 400, 12, *accSeed), true)
 }
 
-func testParams() Params { return Params{} }
+var (
+	accSeed      = flag.Uint64("accseed", 20261, "seed of the full harness (TestAccuracyFull)")
+	accEstimator = flag.String("estimator", "", "Params.Estimator of the harnesses (default: the package default, unmix); median reproduces the figures before unmixing")
+)
+
+func testParams() Params { return Params{Estimator: *accEstimator} }
 
 // TestAccuracyCeiling measures the level agreement a perfect reader would
 // reach with this measurement design: noise-free, cloud-free readings every
@@ -181,7 +187,7 @@ func TestAccuracyCeiling(t *testing.T) {
 				r := sc.Reflectance(d)
 				all = append(all, Obs{Date: d, NDVI: r.NDVI(), NDTI: r.NDTI()})
 			}
-			v, _, _ := CellCover(all, sow, Params{})
+			v, _, _ := CellCover(all, sow, testParams())
 			tr := sc.StrawPct(sow.AddDate(0, 0, -30), sow)
 			absErr += math.Abs(v - tr)
 			tsum += tr

@@ -229,6 +229,8 @@ func TestCoverDiagnostics(t *testing.T) {
 	evalDiag(t, "unmix, anchors 20", fields, perCell(Params{AnchorDays: 20}), false)
 	evalDiag(t, "unmix, MaxNDVI 1 (no green drop)", fields, perCell(Params{MaxNDVI: 1}), false)
 	evalDiag(t, "unmix, Outside 0.1", fields, perCell(Params{Outside: 0.1}), false)
+	evalDiag(t, "unmix, MaxNDVI 1, anchors 20", fields, perCell(Params{MaxNDVI: 1, AnchorDays: 20}), false)
+	evalDiag(t, "unmix, MaxNDVI 0.5", fields, perCell(Params{MaxNDVI: 0.5}), false)
 	evalDiag(t, "unmix (default)", fields, perCell(Params{}), true)
 	base := Params{}.withDefaults()
 	evalDiag(t, "unmix, oracle soil endmember", fields, func(c []Obs, sow time.Time, f *diagField) (float64, bool) {

@@ -40,8 +40,11 @@ type Params struct {
 	WindowSlackDays int
 
 	// Straw cover.
-	WindowDays int     // days read before sowing; default 30 (Portaria 349/2026 item 6.7.2)
-	MaxNDVI    float64 // readings with NDVI at or above this are green vegetation and dropped; default 0.3
+	WindowDays int // days read before sowing; default 30 (Portaria 349/2026 item 6.7.2)
+	// MaxNDVI: readings with NDVI at or above this are green vegetation
+	// and dropped; default 0.3 with the NDTI estimators, 0.5 with "unmix"
+	// (which unmixes the green share of a reading instead).
+	MaxNDVI float64
 	// BareNDTI and StrawNDTI are the NDTI of bare soil (0 % straw) and of
 	// full dry straw (100 %). With the NDTI estimators they default to
 	// 0.055 and 0.246 (fitted, docs/coverage.md); with "unmix", when set,
@@ -82,7 +85,10 @@ const (
 	DefaultGreenUp      = 0.3
 	DefaultSlackDays    = 15
 	DefaultWindowDays   = 30
-	DefaultMaxNDVI      = 0.3
+	DefaultMaxNDVI      = 0.3 // NDTI estimators
+	// DefaultUnmixMaxNDVI is the MaxNDVI of the "unmix" estimator: green
+	// canopy is unmixed, so only readings mostly green are dropped.
+	DefaultUnmixMaxNDVI = 0.5
 	DefaultBareNDTI     = 0.055
 	DefaultStrawNDTI    = 0.246
 	DefaultOutside      = 0.2
@@ -141,6 +147,12 @@ func (p Params) withDefaults() Params {
 		p.AnchorDays = DefaultAnchorDays
 	case p.AnchorDays < 0:
 		p.AnchorDays = 0
+	}
+	if p.Estimator == "" {
+		p.Estimator = "unmix"
+	}
+	if p.Estimator == "unmix" {
+		def(&p.MaxNDVI, DefaultUnmixMaxNDVI)
 	}
 	def(&p.MaxNDVI, DefaultMaxNDVI)
 	def(&p.BareNDTI, DefaultBareNDTI)
