@@ -506,3 +506,64 @@ func Download(ctx context.Context, prefix, dir string) (string, error) {
 	}
 	return dir, nil
 }
+
+// CreateTemp creates a temporary local file from which PutFile will publish
+// loc: next to loc when loc is local (so that PutFile is a rename, and a
+// killed process leaves a ".name.tmp-*" file the rerun removes), in the
+// system temporary folder otherwise. The caller writes and closes it.
+func CreateTemp(loc string) (*os.File, error) {
+	dir := os.TempDir()
+	base := path.Base(loc)
+	if KindOf(loc) == Local {
+		dir, base = filepath.Dir(loc), filepath.Base(loc)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create temporary file for %s: %w", loc, err)
+		}
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("create temporary file for %s: %w", loc, err)
+	}
+	return f, nil
+}
+
+// PutFile publishes the closed local file src (from CreateTemp) as loc
+// atomically and removes src: a rename for a local loc, one PutObject
+// streamed from the file for S3 (up to S3's 5 GB single-object limit), so
+// memory does not grow with the object. src is removed on failure too.
+func PutFile(ctx context.Context, loc, src string) error {
+	defer os.Remove(src)
+	switch KindOf(loc) {
+	case S3:
+		bucket, key, err := splitS3(loc)
+		if err != nil {
+			return err
+		}
+		c, err := Client(ctx)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(src)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", loc, err)
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return fmt.Errorf("write %s: %w", loc, err)
+		}
+		_, err = c.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: &bucket, Key: &key, Body: f, ContentLength: aws.Int64(st.Size()),
+		})
+		if err != nil {
+			return fmt.Errorf("write %s: %w", loc, err)
+		}
+		return nil
+	case HTTP:
+		return fmt.Errorf("write %s: HTTP locations are read-only", loc)
+	}
+	if err := os.Rename(src, loc); err != nil {
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	return nil
+}

@@ -159,3 +159,31 @@ func TestGDALRetrySettings(t *testing.T) {
 		t.Fatalf("GDALConfig retries = %q / %q, want %d / %s", got["GDAL_HTTP_MAX_RETRY"], got["GDAL_HTTP_RETRY_DELAY"], MaxAttempts-1, GDALRetryDelay)
 	}
 }
+
+func TestPutFile(t *testing.T) {
+	s3test.StartS3(t, "bucket")
+	ctx := context.Background()
+	for _, loc := range []string{filepath.Join(t.TempDir(), "a", "part.parquet"), "s3://bucket/out/part.parquet"} {
+		f, err := CreateTemp(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.Repeat([]byte("row "), 5000)
+		if _, err := f.Write(want); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := PutFile(ctx, loc, f.Name()); err != nil {
+			t.Fatalf("PutFile %s: %v", loc, err)
+		}
+		got, err := ReadFile(ctx, loc)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("ReadFile(%s) after PutFile = %d bytes, %v; want %d", loc, len(got), err, len(want))
+		}
+		if ok, _ := Exists(ctx, f.Name()); ok {
+			t.Errorf("temporary file %s left after PutFile", f.Name())
+		}
+	}
+}

@@ -1,10 +1,12 @@
 package worker
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -300,40 +302,52 @@ func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *ba
 
 // publish merges the committed batches of the shard into one part file per
 // dataset. Batches hold disjoint, increasing ranges of talhão ids, so
-// concatenating them keeps the rows sorted by field, cell and date.
+// concatenating them keeps the rows sorted by field, cell and date. Each
+// part is streamed to a temporary file (one batch and one row group in
+// memory at a time) and then published atomically.
 func (s *stage) publish(ctx context.Context, nb int) error {
 	o := export.Options{Version: s.in.cfg.Version}
 	sh := s.in.cfg.Shard
 	for _, name := range datasets {
-		var buf bytes.Buffer
-		var err error
+		loc := storage.Join(s.in.cfg.Out, export.PartName(name, sh.Index, max(sh.Count, 1)))
+		f, err := storage.CreateTemp(loc)
+		if err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(f, 1<<20)
 		switch name {
 		case "cells":
-			err = mergeBatches[export.CellRow](ctx, s, nb, name, &buf, o)
+			err = mergeBatches[export.CellRow](ctx, s, nb, name, bw, o)
 		case "observations":
-			err = mergeBatches[export.ObsRow](ctx, s, nb, name, &buf, o)
+			err = mergeBatches[export.ObsRow](ctx, s, nb, name, bw, o)
 		case "events":
-			err = mergeBatches[export.EventRow](ctx, s, nb, name, &buf, o)
+			err = mergeBatches[export.EventRow](ctx, s, nb, name, bw, o)
 		case "seasons":
-			err = mergeBatches[export.SeasonRow](ctx, s, nb, name, &buf, o)
+			err = mergeBatches[export.SeasonRow](ctx, s, nb, name, bw, o)
 		case "cycles":
-			err = mergeBatches[export.CycleRow](ctx, s, nb, name, &buf, o)
+			err = mergeBatches[export.CycleRow](ctx, s, nb, name, bw, o)
 		case "indicators":
-			err = mergeBatches[export.IndicatorRow](ctx, s, nb, name, &buf, o)
+			err = mergeBatches[export.IndicatorRow](ctx, s, nb, name, bw, o)
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
 		if err != nil {
+			os.Remove(f.Name())
 			return fmt.Errorf("publish %s: %w", name, err)
 		}
-		loc := storage.Join(s.in.cfg.Out, export.PartName(name, sh.Index, max(sh.Count, 1)))
-		if err := storage.WriteFile(ctx, loc, buf.Bytes()); err != nil {
+		if err := storage.PutFile(ctx, loc, f.Name()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name string, buf *bytes.Buffer, o export.Options) error {
-	w := export.NewWriter[T](buf, o)
+func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name string, out io.Writer, o export.Options) error {
+	w := export.NewWriter[T](out, o)
 	for b := 0; b < nb; b++ {
 		raw, err := storage.ReadFile(ctx, storage.Join(s.stagingDir(b), name+".parquet"))
 		if err != nil {
