@@ -301,6 +301,7 @@ func debugParams() Params {
 		}
 	}
 	envI("REXTRA", &rExtraPre)
+	envF("RCROPG1", &rCropG1)
 	p := DefaultParams()
 	envI("PREOBS", &p.PreObs)
 	envI("PREWIN", &p.PreWindowDays)

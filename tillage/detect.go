@@ -695,6 +695,12 @@ var (
 	// not make the break late. Tuning set: 0 → 3 raised cell recall 0.796 →
 	// 0.822 at precision 0.937 → 0.932 (docs/tillage.md).
 	rExtraPre = 3
+	// rCropG1: after a crop canopy, the first post-break observation must
+	// show at most this much new canopy. Tillage after a harvest leaves the
+	// field bare; a drop first seen under an emerging canopy is the harvest
+	// followed by the next crop sown into its straw (safrinha after
+	// soybean). Tuning set: cell false breaks 133 → 119, no true one lost.
+	rCropG1 = 0.1
 )
 
 // strawDropAt tests a tillage break with cs[j] as the first post-break
@@ -709,7 +715,8 @@ var (
 // rMinStraw, the last pre-break observation not yet dropped; the
 // first and the next ConfirmObs observations, and the median of up to
 // PersistObs ones within 60 days before the canopy closes, at most rRatio
-// (rRatioCrop after a crop canopy) of the pre-break level; that median
+// (rRatioCrop after a crop canopy, and then with at most rCropG1 new
+// canopy on the first post-break date) of the pre-break level; that median
 // below the pre-break level by more than K standard errors of the cell's
 // own σ of r, and the first observation alone by more than K/2.
 func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float64) (Break, bool) {
@@ -754,6 +761,9 @@ func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []floa
 	}
 	hi := ratio * pre
 	if r1 > hi {
+		return Break{}, false
+	}
+	if ratio < rRatio && c.green > rCropG1 {
 		return Break{}, false
 	}
 	if cs[j-1].green <= rMaxGreen && cs[j-1].strawShare() <= hi {

@@ -129,6 +129,16 @@ func TestDetectCellScenarios(t *testing.T) {
 			}
 			return mix(0, 0.55)
 		}, 0, time.Time{}},
+		{"soybean harvest, safrinha sown at once into little straw (r 0.95 → 0.38)", func(i int) [2]float64 {
+			switch {
+			case i < tillDay-6:
+				return mix(0.9, 0.05)
+			case i < tillDay:
+				return mix(0, 0.95)
+			}
+			g := math.Min(0.9, 0.15+0.05*float64(i-tillDay))
+			return mix(g, 0.38*(1-g))
+		}, 0, time.Time{}},
 		{"weed flush over straw, desiccated", func(i int) [2]float64 {
 			g := 0.0
 			if i >= tillDay-10 && i < tillDay {
