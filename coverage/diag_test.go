@@ -230,7 +230,9 @@ func TestCoverDiagnostics(t *testing.T) {
 	evalDiag(t, "unmix, MaxNDVI 1 (no green drop)", fields, perCell(Params{MaxNDVI: 1}), false)
 	evalDiag(t, "unmix, Outside 0.1", fields, perCell(Params{Outside: 0.1}), false)
 	evalDiag(t, "unmix, MaxNDVI 1, anchors 20", fields, perCell(Params{MaxNDVI: 1, AnchorDays: 20}), false)
-	evalDiag(t, "unmix, MaxNDVI 0.5", fields, perCell(Params{MaxNDVI: 0.5}), false)
+	for _, gf := range []float64{0.04, 0.06, 0.12, 0.2} {
+		evalDiag(t, fmt.Sprintf("unmix, HazeGreen %.2f", gf), fields, perCell(Params{HazeGreen: gf}), false)
+	}
 	evalDiag(t, "unmix (default)", fields, perCell(Params{}), true)
 	base := Params{}.withDefaults()
 	evalDiag(t, "unmix, oracle soil endmember", fields, func(c []Obs, sow time.Time, f *diagField) (float64, bool) {

@@ -73,6 +73,12 @@ type Params struct {
 	// after the sowing anchor the time interpolation at the window's edges
 	// (never counted as the window's readings); default 15, negative = none.
 	AnchorDays int
+	// HazeGreen: a reading whose green fraction is below −HazeGreen is
+	// taken as unflagged haze (haze flattens the spectrum and lowers NDVI
+	// below the soil–straw line; unmixed, it would read as extra straw,
+	// since green canopy has the highest NDTI) and dropped; default 0.08,
+	// about twice the green-fraction noise of a Sentinel-2 reading.
+	HazeGreen float64
 }
 
 // Default values of Params.
@@ -93,6 +99,7 @@ const (
 	DefaultStrawNDTI    = 0.246
 	DefaultOutside      = 0.2
 	DefaultAnchorDays   = 15
+	DefaultHazeGreen    = 0.08
 )
 
 // DefaultLagDays are the default LagDays.
@@ -142,6 +149,7 @@ func (p Params) withDefaults() Params {
 		p.Green = DefaultGreen
 	}
 	def(&p.Outside, DefaultOutside)
+	def(&p.HazeGreen, DefaultHazeGreen)
 	switch {
 	case p.AnchorDays == 0:
 		p.AnchorDays = DefaultAnchorDays
@@ -229,8 +237,8 @@ func (p Params) Validate() error {
 		return bad("StrawNDTI %v must exceed BareNDTI %v", p.StrawNDTI, p.BareNDTI)
 	case p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean" && p.Estimator != "unmix":
 		return bad("Estimator %q, want unmix, median, min or mean", p.Estimator)
-	case !(p.Outside >= 0):
-		return bad("Outside %v must be ≥ 0", p.Outside)
+	case !(p.Outside >= 0) || !(p.HazeGreen >= 0):
+		return bad("Outside %v and HazeGreen %v must be ≥ 0", p.Outside, p.HazeGreen)
 	}
 	for c, v := range p.LagDays {
 		if !(v >= 0 && v < 120) {

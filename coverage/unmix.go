@@ -93,7 +93,8 @@ func det3(m [3][3]float64) float64 {
 // finite NDVI below MaxNDVI dated from AnchorDays before the window to
 // AnchorDays after the sowing is unmixed into green, straw and soil
 // fractions; readings lying more than Outside outside the endmember
-// triangle (unflagged haze, water) are dropped. The cell's cover is the mean
+// triangle (water, bad values), or with a green fraction below −HazeGreen
+// (unflagged haze), are dropped. The cell's cover is the mean
 // over the window's days of the straw fraction interpolated linearly in time
 // between readings (held flat beyond the first and last), so that a tillage
 // or a desiccation inside the window weighs by the days it covers, as in the
@@ -119,6 +120,9 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 		}
 		g, s, b := u.fractions(o.NDVI, o.NDTI)
 		if !finite(s) || min(g, s, b) < -p.Outside || max(g, s, b) > 1+p.Outside {
+			continue
+		}
+		if g < -p.HazeGreen {
 			continue
 		}
 		rs = append(rs, reading{d.Sub(from).Hours() / 24, s})
