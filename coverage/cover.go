@@ -11,13 +11,16 @@ import (
 	"github.com/manejo/manejo/grid"
 )
 
-// CellCover returns the straw cover of one cell before sowing, in percent:
-// of the readings dated 1 to WindowDays days before the sowing day (the
-// sowing day itself excluded) with finite NDVI and NDTI and NDVI below
-// MaxNDVI, it takes the median NDTI (or, by Estimator, the minimum of
-// Zheng et al. 2012, or the mean) and maps it linearly from BareNDTI (0 %) to StrawNDTI
-// (100 %), clamped to 0–100. nObs counts the readings used; ok is false
-// (and pct NaN) when there are none.
+// CellCover returns the straw cover of one cell before sowing, in percent
+// (0–100), read from its readings in the WindowDays days before the sowing
+// day (the sowing day itself excluded). With the default Estimator "unmix"
+// each reading is unmixed into green, straw and soil fractions and the
+// straw fraction is averaged over the window's days (interpolated between
+// readings; readings up to AnchorDays outside the window anchor its edges),
+// see docs/coverage.md. With "median", "min" (Zheng et al. 2012) or "mean",
+// that NDTI of the readings with NDVI below MaxNDVI is mapped linearly from
+// BareNDTI (0 %) to StrawNDTI (100 %). nObs counts the readings used inside
+// the window; ok is false (and pct NaN) when there are none.
 func CellCover(obs []Obs, sowing time.Time, p Params) (pct float64, nObs int, ok bool) {
 	p = p.withDefaults()
 	return cellCover(obs, grid.Date(sowing), p, nil)

@@ -15,10 +15,14 @@
 //     cycle's amplitude) minus a calibrated lag, constrained to the crop's
 //     sowing window. Declared sowing dates (ReadSowingCSV) win over detected
 //     ones. Sowing carries the ZARC decêndio (Portaria 206/2026 item 3.3).
-//   - Straw cover per cell: CellCover keeps the clear observations with
-//     NDVI below 0.3 in the 30 days before sowing and maps their median NDTI
-//     (or their minimum, after Zheng et al. 2012) linearly between the
-//     bare-soil and full-straw NDTI endmembers, clamped to 0–100 %.
+//   - Straw cover per cell: CellCover unmixes each clear reading around
+//     the 30 days before sowing into green-canopy, straw and bare-soil
+//     fractions (three endmembers, linear mixing of reflectances rewritten
+//     in NDVI–NDTI space) and averages the straw fraction over the window's
+//     days, so green weeds no longer read as straw and a tillage inside the
+//     window weighs by the days it covers. The first version's estimators
+//     (median or minimum NDTI after Zheng et al. 2012, mapped linearly
+//     between bare-soil and full-straw NDTI) remain as Params.Estimator.
 //   - C and its level: Assess averages the cells of each season and the
 //     three seasons; Level applies Tabela 1. A season that cannot be read
 //     leaves C missing with its reason (IN 2.2: never guessed).
