@@ -40,3 +40,20 @@ func BenchmarkSmooth(b *testing.B) {
 		smoothNDVI(f.cells[0], DefaultLambda, DefaultRobustIter)
 	}
 }
+
+// BenchmarkCellCover measures one cell's straw cover for one season with
+// the unmixing and with the median NDTI (four years of passes per cell).
+func BenchmarkCellCover(b *testing.B) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 1, crop: pheno.Soja, cloudScale: 1})
+	sow := day("2025-10-20")
+	for _, est := range []string{"unmix", "median"} {
+		b.Run(est, func(b *testing.B) {
+			p := Params{Estimator: est}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				CellCover(f.cells[0], sow, p)
+			}
+		})
+	}
+}

@@ -44,3 +44,18 @@ func ExampleDecendio() {
 	fmt.Println(coverage.Decendio(time.Date(2025, 10, 18, 0, 0, 0, 0, time.UTC)))
 	// Output: 29
 }
+
+// A reading of 10 % green weeds over 45 % straw and 45 % soil: the
+// unmixing recovers the straw share; the NDTI alone, mapped between bare
+// soil and full straw, reads more straw than there is, because green
+// canopy has the highest NDTI.
+func ExampleParams_Fractions() {
+	var p coverage.Params
+	ndvi, ndti := p.Mix(0.10, 0.45, 0.45)
+	g, s, b := p.Fractions(ndvi, ndti)
+	fmt.Printf("NDVI %.3f NDTI %.3f → green %.2f straw %.2f soil %.2f\n", ndvi, ndti, g, s, b)
+	fmt.Printf("NDTI mapped linearly: %.0f %% straw\n", 100*(ndti-coverage.DefaultBareNDTI)/(coverage.DefaultStrawNDTI-coverage.DefaultBareNDTI))
+	// Output:
+	// NDVI 0.265 NDTI 0.161 → green 0.10 straw 0.45 soil 0.45
+	// NDTI mapped linearly: 56 % straw
+}
