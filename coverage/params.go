@@ -240,6 +240,11 @@ func (p Params) Validate() error {
 	case !(p.Outside >= 0) || !(p.HazeGreen >= 0):
 		return bad("Outside %v and HazeGreen %v must be ≥ 0", p.Outside, p.HazeGreen)
 	}
+	if p.Estimator == "unmix" {
+		if _, ok := newUnmixer(p.Green, p.Straw, p.Soil); !ok {
+			return bad("Green %+v, Straw %+v, Soil %+v: endmembers need finite indices, positive VNIR and SWIR, and must not be collinear in (NDVI, NDTI)", p.Green, p.Straw, p.Soil)
+		}
+	}
 	for c, v := range p.LagDays {
 		if !(v >= 0 && v < 120) {
 			return bad("LagDays[%s] %v must be in [0, 120)", c, v)

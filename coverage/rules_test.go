@@ -438,6 +438,9 @@ func TestParamsValidate(t *testing.T) {
 	}{
 		{"endmembers swapped", Params{BareNDTI: 0.3, StrawNDTI: 0.1}, "StrawNDTI"},
 		{"estimator", Params{Estimator: "mode"}, "Estimator"},
+		{"collinear endmembers", Params{Green: Endmember{NDVI: 0.2, NDTI: 0.2, VNIR: 0.4, SWIR: 0.5}, Straw: Endmember{NDVI: 0.3, NDTI: 0.3, VNIR: 0.4, SWIR: 0.5}, Soil: Endmember{NDVI: 0.1, NDTI: 0.1, VNIR: 0.3, SWIR: 0.5}}, "collinear"},
+		{"dark endmember", Params{Green: Endmember{NDVI: 0.8, NDTI: 0.3}}, "positive VNIR"},
+		{"haze gate", Params{HazeGreen: -0.1}, "HazeGreen"},
 		{"green-up", Params{GreenUp: 1.5}, "GreenUp"},
 		{"window days", Params{WindowDays: -3}, "WindowDays"},
 		{"lag", Params{LagDays: map[grid.Crop]float64{grid.Soja: -1}}, "LagDays"},

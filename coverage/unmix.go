@@ -26,9 +26,9 @@ type Endmember struct {
 // (Latossolo Vermelho), after Daughtry et al. 2005, van Deventer et al. 1997
 // and Zheng et al. 2012 — the spectra internal/pheno simulates:
 // green red 0.035 NIR 0.45 SWIR1 0.22 SWIR2 0.10; straw 0.16 0.24 0.36 0.22;
-// soil 0.14 0.19 0.30 0.27. The soil and straw NDTI of the unmixing are
-// BareNDTI and StrawNDTI (Params), so only their NDVI and brightness are
-// here.
+// soil 0.14 0.19 0.30 0.27 (NDVI 0.856 / 0.200 / 0.152, NDTI 0.375 /
+// 0.241 / 0.053). Params.BareNDTI and StrawNDTI, when set, replace the
+// soil's and the straw's NDTI.
 var (
 	DefaultGreen = Endmember{NDVI: 0.415 / 0.485, NDTI: 0.12 / 0.32, VNIR: 0.485, SWIR: 0.32}
 	DefaultStraw = Endmember{NDVI: 0.08 / 0.40, NDTI: 0.14 / 0.58, VNIR: 0.40, SWIR: 0.58}
