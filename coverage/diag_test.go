@@ -325,7 +325,7 @@ func talhaoUnmix(cells [][]Obs, sow time.Time, p Params) (float64, bool) {
 			if !finite(o.NDVI) || !finite(o.NDTI) || o.NDVI >= p.MaxNDVI {
 				continue
 			}
-			g, s, b := u.fractions(o.NDVI, o.NDTI)
+			g, s, b := u.Fractions(o.NDVI, o.NDTI)
 			if !finite(s) || g < -p.Outside || s < -p.Outside || b < -p.Outside || g > 1+p.Outside || s > 1+p.Outside || b > 1+p.Outside {
 				continue
 			}
@@ -371,7 +371,7 @@ func fieldSoilNDTI(med []Obs, p Params, bareStraw float64, minBare int) (float64
 		if !finite(o.NDVI) || !finite(o.NDTI) {
 			continue
 		}
-		g, s, b := u.fractions(o.NDVI, o.NDTI)
+		g, s, b := u.Fractions(o.NDVI, o.NDTI)
 		if !finite(s) || g > 0.05 || g < -p.Outside || b > 1+p.Outside || s >= bareStraw {
 			continue
 		}

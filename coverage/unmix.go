@@ -6,20 +6,12 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/unmix"
 )
 
-// Endmember is a pure surface in the terms three-endmember unmixing needs:
-// its two indices and its brightness in the bands each index is made of. A
-// mixture's NDVI is the brightness-weighted mean of its members' NDVIs
-// (weights f·VNIR), and likewise its NDTI with f·SWIR, so brightness
-// matters: green canopy is dark in SWIR and weighs little in a mixture's
-// NDTI, but its NDTI (≈ 0.37) is far above straw's, so a partly green
-// reading looks like more straw to an NDTI-only reader.
-type Endmember struct {
-	NDVI, NDTI float64 // unitless
-	VNIR       float64 // red + NIR surface reflectance (0..2)
-	SWIR       float64 // SWIR1 + SWIR2 surface reflectance (0..2)
-}
+// Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
+// and band brightness.
+type Endmember = unmix.Endmember
 
 // Default endmembers: typical Sentinel-2/Landsat surface reflectances of a
 // closed soybean/maize canopy, dry crop straw and a dry red oxisol
@@ -35,58 +27,10 @@ var (
 	DefaultSoil  = Endmember{NDVI: 0.05 / 0.33, NDTI: 0.03 / 0.57, VNIR: 0.33, SWIR: 0.57}
 )
 
-// unmixer solves, for one reading (V, N), the linear system
-//
-//	Σ fᵢ·VNIRᵢ·(NDVIᵢ − V) = 0
-//	Σ fᵢ·SWIRᵢ·(NDTIᵢ − N) = 0
-//	Σ fᵢ = 1
-//
-// for the fractions f of green canopy, straw and soil: linear spectral
-// mixing of reflectances, rewritten in index space (each index is a ratio
-// of band sums, so V·Σfᵢ(NIRᵢ+Redᵢ) = Σfᵢ(NIRᵢ−Redᵢ) is linear in f).
-type unmixer struct {
-	em [3]Endmember // green, straw, soil
-}
-
-func newUnmixer(green, straw, soil Endmember) (unmixer, bool) {
-	u := unmixer{em: [3]Endmember{green, straw, soil}}
-	for _, e := range u.em {
-		if !(e.VNIR > 0 && e.SWIR > 0) || !finite(e.NDVI) || !finite(e.NDTI) {
-			return u, false
-		}
-	}
-	g, s, b := green, straw, soil
-	area := (s.NDVI-g.NDVI)*(b.NDTI-g.NDTI) - (b.NDVI-g.NDVI)*(s.NDTI-g.NDTI)
-	return u, math.Abs(area) > 1e-4
-}
-
-// fractions returns the green, straw and soil fractions of a reading,
-// unclamped (outside 0..1 when the reading lies outside the endmember
-// triangle), NaN when the system is singular.
-func (u unmixer) fractions(ndvi, ndti float64) (g, s, b float64) {
-	var m [3][3]float64
-	for i, e := range u.em {
-		m[0][i] = e.VNIR * (e.NDVI - ndvi)
-		m[1][i] = e.SWIR * (e.NDTI - ndti)
-		m[2][i] = 1
-	}
-	d := det3(m)
-	if math.Abs(d) < 1e-12 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	var f [3]float64
-	for i := range f {
-		mi := m
-		mi[0][i], mi[1][i], mi[2][i] = 0, 0, 1
-		f[i] = det3(mi) / d
-	}
-	return f[0], f[1], f[2]
-}
-
-func det3(m [3][3]float64) float64 {
-	return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
-		m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
-		m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+// newUnmixer returns the unmixer of three endmembers; false when they
+// cannot be unmixed.
+func newUnmixer(green, straw, soil Endmember) (unmix.Unmixer, bool) {
+	return unmix.New(green, straw, soil)
 }
 
 // unmixCover is the "unmix" estimator of cellCover. Each reading with
@@ -118,7 +62,7 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 		if !finite(o.NDVI) || !finite(o.NDTI) || o.NDVI >= p.MaxNDVI {
 			continue
 		}
-		g, s, b := u.fractions(o.NDVI, o.NDTI)
+		g, s, b := u.Fractions(o.NDVI, o.NDTI)
 		if !finite(s) || min(g, s, b) < -p.Outside || max(g, s, b) > 1+p.Outside {
 			continue
 		}
@@ -184,7 +128,7 @@ func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 	if !ok || !finite(ndvi) || !finite(ndti) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	return u.fractions(ndvi, ndti)
+	return u.Fractions(ndvi, ndti)
 }
 
 // Mix is the forward model of Fractions: the NDVI and NDTI of a pixel

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/manejo/manejo/internal/unmix"
 )
 
 // Obs is one acquisition of a cell: the date and the two indices sampled at
@@ -177,70 +179,13 @@ type Break struct {
 	PreLevel, PostLevel float64
 }
 
-// Endmember is a pure surface in the terms the unmixing needs: its two
-// indices and its brightness in the bands each index is made of. A
-// mixture's NDVI is the brightness-weighted mean of its members' NDVIs
-// (weights f·VNIR), and likewise NDTI with f·SWIR, so the brightness
-// matters: green canopy is dark in SWIR and weighs little in a mixture's
-// NDTI.
-type Endmember struct {
-	NDVI, NDTI float64 // unitless
-	VNIR       float64 // red + NIR surface reflectance (0..2)
-	SWIR       float64 // SWIR1 + SWIR2 surface reflectance (0..2)
-}
+// Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
+// and band brightness.
+type Endmember = unmix.Endmember
 
-// unmixer solves, for one observation (V, N), the linear system
-//
-//	Σ fᵢ·VNIRᵢ·(NDVIᵢ − V) = 0
-//	Σ fᵢ·SWIRᵢ·(NDTIᵢ − N) = 0
-//	Σ fᵢ = 1
-//
-// for the fractions f of green, straw and soil: exact linear spectral
-// mixing rewritten in index space.
-type unmixer struct {
-	em [3]Endmember // green, straw, soil
-}
-
-func newUnmixer(p Params) (unmixer, bool) {
-	u := unmixer{em: [3]Endmember{p.Green, p.Straw, p.Soil}}
-	for _, e := range u.em {
-		if !(e.VNIR > 0 && e.SWIR > 0) || math.IsNaN(e.NDVI) || math.IsNaN(e.NDTI) {
-			return u, false
-		}
-	}
-	// Collinear endmembers in (NDVI, NDTI) leave the system singular.
-	g, s, b := u.em[0], u.em[1], u.em[2]
-	area := (s.NDVI-g.NDVI)*(b.NDTI-g.NDTI) - (b.NDVI-g.NDVI)*(s.NDTI-g.NDTI)
-	return u, math.Abs(area) > 1e-4
-}
-
-func det3(m [3][3]float64) float64 {
-	return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) -
-		m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) +
-		m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
-}
-
-// fractions returns green, straw and soil fractions (unclamped; NaN when
-// the system is singular for this observation).
-func (u unmixer) fractions(ndvi, ndti float64) (g, s, b float64) {
-	var m [3][3]float64
-	for i, e := range u.em {
-		m[0][i] = e.VNIR * (e.NDVI - ndvi)
-		m[1][i] = e.SWIR * (e.NDTI - ndti)
-		m[2][i] = 1
-	}
-	d := det3(m)
-	if math.Abs(d) < 1e-12 {
-		return math.NaN(), math.NaN(), math.NaN()
-	}
-	var f [3]float64
-	for i := range f {
-		mi := m
-		mi[0][i], mi[1][i], mi[2][i] = 0, 0, 1
-		f[i] = det3(mi) / d
-	}
-	return f[0], f[1], f[2]
-}
+// newUnmixer returns the unmixer of p's endmembers; false when they cannot
+// be unmixed.
+func newUnmixer(p Params) (unmix.Unmixer, bool) { return unmix.New(p.Green, p.Straw, p.Soil) }
 
 // Fractions unmixes one observation into green-canopy, straw and bare-soil
 // fractions (each 0..1 inside the endmember triangle, summing to 1; values
@@ -251,7 +196,7 @@ func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 	if !ok || math.IsNaN(ndvi) || math.IsNaN(ndti) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
-	return u.fractions(ndvi, ndti)
+	return u.Fractions(ndvi, ndti)
 }
 
 // clearObs is one usable observation after unmixing.
@@ -314,13 +259,13 @@ func newSigmas(cs []clearObs, min float64) sigmas {
 // prepare unmixes the clear observations and sorts them by date, skipping
 // NaN/Inf values and observations far outside the endmember triangle
 // (unflagged residue).
-func prepare(obs []Obs, p Params, u unmixer) []clearObs {
+func prepare(obs []Obs, p Params, u unmix.Unmixer) []clearObs {
 	cs := make([]clearObs, 0, len(obs))
 	for _, o := range obs {
 		if math.IsNaN(o.NDVI) || math.IsNaN(o.NDTI) || math.IsInf(o.NDVI, 0) || math.IsInf(o.NDTI, 0) {
 			continue
 		}
-		g, s, b := u.fractions(o.NDVI, o.NDTI)
+		g, s, b := u.Fractions(o.NDVI, o.NDTI)
 		if math.IsNaN(g) || g < -p.Outside || s < -p.Outside || b < -p.Outside ||
 			g > 1+p.Outside || s > 1+p.Outside || b > 1+p.Outside {
 			continue

@@ -69,7 +69,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&allow, "allow-href-prefix", "only read assets whose href starts with this prefix (repeatable)")
 	fs.Float64Var(&tp.K, "tillage-k", tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
 	fs.Float64Var(&tp.MinCellFraction, "tillage-min-cells", tp.MinCellFraction, "share of interior cells that must break for a talhão event")
-	fs.Float64Var(&cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are green vegetation and not straw (default 0.3)")
+	fs.Float64Var(&cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are left out of the straw reading (default 0.5 with the unmixing estimator, 0.3 with the NDTI ones; see docs/coverage.md)")
 	fs.Float64Var(&cp.BareNDTI, "bare-ndti", 0, "NDTI of bare soil, 0 % straw (default: see README)")
 	fs.Float64Var(&cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
 	if err := parseFlags(fs, args); err != nil {
