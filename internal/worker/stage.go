@@ -306,7 +306,7 @@ func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *ba
 // part is streamed to a temporary file (one batch and one row group in
 // memory at a time) and then published atomically.
 func (s *stage) publish(ctx context.Context, nb int) error {
-	o := export.Options{Version: s.in.cfg.Version}
+	o := export.Options{Version: s.in.cfg.Version, RowGroupRows: PartRowGroupRows}
 	sh := s.in.cfg.Shard
 	for _, name := range datasets {
 		loc := storage.Join(s.in.cfg.Out, export.PartName(name, sh.Index, max(sh.Count, 1)))
@@ -439,6 +439,12 @@ func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
 		return nil
 	})
 }
+
+// PartRowGroupRows caps the rows per row group of the published part files.
+// The Parquet writer holds one row group in memory, so this bounds the
+// memory of publishing (about 128 Ki observation rows, like DuckDB's 122,880
+// row groups) whatever the size of the shard.
+const PartRowGroupRows = 128 << 10
 
 // SampleAttempts is how many times a batch is sampled when some of its
 // scene reads fail transiently (HTTP 429/5xx, dropped or timed-out
