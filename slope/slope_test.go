@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -300,36 +299,6 @@ func TestCheckResolution(t *testing.T) {
 				t.Errorf("CheckResolution(%v, %v, %t) = %v, want ok=%t", tc.x, tc.y, tc.geographic, err, tc.ok)
 			}
 		})
-	}
-}
-
-// TestQuantileMatchesSort checks the selection-based quantile against the
-// definition on sorted data, including ties.
-func TestQuantileMatchesSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	for _, n := range []int{1, 2, 3, 17, 100, 1001, 5000} {
-		for _, ties := range []bool{false, true} {
-			v := make([]float64, n)
-			for i := range v {
-				v[i] = rng.Float64() * 10
-				if ties {
-					v[i] = math.Floor(v[i])
-				}
-			}
-			sorted := slices.Clone(v)
-			slices.Sort(sorted)
-			for _, p := range []float64{0, 0.1, 0.5, 0.9, 1} {
-				h := p * float64(n-1)
-				lo := int(math.Floor(h))
-				want := sorted[lo]
-				if lo < n-1 {
-					want += (h - float64(lo)) * (sorted[lo+1] - sorted[lo])
-				}
-				if got := quantile(slices.Clone(v), p); got != want {
-					t.Errorf("quantile(n=%d, ties=%t, p=%v) = %v, want %v", n, ties, p, got, want)
-				}
-			}
-		}
 	}
 }
 

@@ -3,8 +3,8 @@ package slope
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
+
+	"github.com/manejo/manejo/internal/stat"
 )
 
 // ContourThresholdPct is the mean slope, in percent, from which contour
@@ -59,66 +59,9 @@ func Summarize(slopePct []float32, mask []bool) (Stats, error) {
 		sum += v
 	}
 	st.MeanPct = sum / float64(len(vals))
-	st.MedianPct = quantile(vals, 0.5)
-	st.P90Pct = quantile(vals, 0.9)
+	st.MedianPct = stat.Quantile(vals, 0.5)
+	st.P90Pct = stat.Quantile(vals, 0.9)
 	return st, nil
-}
-
-// quantile is the type-7 quantile of non-empty s, which it reorders:
-// selection in linear expected time instead of a full sort.
-func quantile(s []float64, p float64) float64 {
-	h := p * float64(len(s)-1)
-	lo := int(math.Floor(h))
-	if lo >= len(s)-1 {
-		return slices.Max(s)
-	}
-	selectK(s, lo)
-	// After selection s[lo+1:] holds the values ≥ s[lo]; the next order
-	// statistic is their minimum.
-	return s[lo] + (h-float64(lo))*(slices.Min(s[lo+1:])-s[lo])
-}
-
-// selectK reorders s so that s[k] is the value a full sort would put there,
-// with s[:k] ≤ s[k] ≤ s[k+1:] (Hoare's quickselect, median-of-three pivot).
-func selectK(s []float64, k int) {
-	lo, hi := 0, len(s)-1
-	for hi-lo > 16 {
-		mid := lo + (hi-lo)/2
-		if s[mid] < s[lo] {
-			s[mid], s[lo] = s[lo], s[mid]
-		}
-		if s[hi] < s[lo] {
-			s[hi], s[lo] = s[lo], s[hi]
-		}
-		if s[hi] < s[mid] {
-			s[hi], s[mid] = s[mid], s[hi]
-		}
-		pivot := s[mid]
-		i, j := lo, hi
-		for i <= j {
-			for s[i] < pivot {
-				i++
-			}
-			for s[j] > pivot {
-				j--
-			}
-			if i <= j {
-				s[i], s[j] = s[j], s[i]
-				i++
-				j--
-			}
-		}
-		// Now s[lo..j] ≤ pivot ≤ s[i..hi], and s[j+1..i-1] == pivot.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return
-		}
-	}
-	sort.Float64s(s[lo : hi+1])
 }
 
 // Result is the slope outcome of one talhão, as the pipeline and SINM need it.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/manejo/manejo/internal/stat"
 	"github.com/manejo/manejo/internal/unmix"
 )
 
@@ -350,7 +351,7 @@ func median(v []float64) float64 {
 		}
 		return (v[n/2-1] + v[n/2]) / 2
 	}
-	hi := selectKth(v, n/2)
+	hi := stat.Select(v, n/2)
 	if n%2 == 1 {
 		return hi
 	}
@@ -360,39 +361,6 @@ func median(v []float64) float64 {
 		lo = math.Max(lo, x)
 	}
 	return (lo + hi) / 2
-}
-
-// selectKth reorders v so that v[k] is the value a sort would put there,
-// with no larger value before it and no smaller one after (Hoare's
-// quickselect, middle pivot), and returns v[k]. v holds no NaN.
-func selectKth(v []float64, k int) float64 {
-	lo, hi := 0, len(v)-1
-	for lo < hi {
-		pivot := v[lo+(hi-lo)/2]
-		i, j := lo, hi
-		for i <= j {
-			for v[i] < pivot {
-				i++
-			}
-			for v[j] > pivot {
-				j--
-			}
-			if i <= j {
-				v[i], v[j] = v[j], v[i]
-				i++
-				j--
-			}
-		}
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return v[k]
-		}
-	}
-	return v[k]
 }
 
 // preLevel returns the median of up to PreObs clear observations ending at

@@ -1,0 +1,65 @@
+package stat
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestSelectMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 10, 17, 100, 1001} {
+		for trial := 0; trial < 20; trial++ {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = math.Round(rng.NormFloat64()*10) / 2 // ties on purpose
+			}
+			sorted := slices.Clone(v)
+			slices.Sort(sorted)
+			k := rng.IntN(n)
+			if got := Select(slices.Clone(v), k); got != sorted[k] {
+				t.Fatalf("n=%d: Select(k=%d) = %v, want %v", n, k, got, sorted[k])
+			}
+		}
+	}
+}
+
+func TestQuantileType7(t *testing.T) {
+	v := []float64{5, 1, 4, 2, 3} // sorted 1..5
+	for _, tc := range []struct{ p, want float64 }{{0, 1}, {0.25, 2}, {0.5, 3}, {0.9, 4.6}, {1, 5}, {0.125, 1.5}} {
+		if got := Quantile(slices.Clone(v), tc.p); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("Quantile(%v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}
+
+// TestQuantileMatchesSort checks the selection-based quantile against the
+// definition on sorted data, including ties.
+func TestQuantileMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{1, 2, 3, 17, 100, 1001, 5000} {
+		for _, ties := range []bool{false, true} {
+			v := make([]float64, n)
+			for i := range v {
+				v[i] = rng.Float64() * 10
+				if ties {
+					v[i] = math.Floor(v[i])
+				}
+			}
+			sorted := slices.Clone(v)
+			slices.Sort(sorted)
+			for _, p := range []float64{0, 0.1, 0.5, 0.9, 1} {
+				h := p * float64(n-1)
+				lo := int(math.Floor(h))
+				want := sorted[lo]
+				if lo < n-1 {
+					want += (h - float64(lo)) * (sorted[lo+1] - sorted[lo])
+				}
+				if got := Quantile(slices.Clone(v), p); got != want {
+					t.Errorf("Quantile(n=%d, ties=%t, p=%v) = %v, want %v", n, ties, p, got, want)
+				}
+			}
+		}
+	}
+}
