@@ -129,15 +129,7 @@ func TestReportInBrowser(t *testing.T) {
 	t.Logf("screenshot: %s", shot)
 }
 
-func TestQuantileAndColours(t *testing.T) {
-	v := []float64{0.1, 0.2, 0.3, 0.4, 0.5}
-	for _, tc := range []struct {
-		q, want float64
-	}{{0, 0.1}, {0.25, 0.2}, {0.5, 0.3}, {0.75, 0.4}, {1, 0.5}, {0.125, 0.15}} {
-		if got := quantile(v, tc.q); math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("quantile(%v) = %v, want %v", tc.q, got, tc.want)
-		}
-	}
+func TestColoursAndAnchors(t *testing.T) {
 	if strawColor(0) != "#8c3b1e" || strawColor(100) != "#f2e29a" || strawColor(math.NaN()) != "#cccccc" {
 		t.Errorf("strawColor ends = %s, %s, %s", strawColor(0), strawColor(100), strawColor(math.NaN()))
 	}

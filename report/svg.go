@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/paulmach/orb"
+
+	"github.com/manejo/manejo/internal/stat"
 )
 
 // Plot geometry, in SVG user units (pixels at 100 %).
@@ -60,25 +62,10 @@ func quantiles(byDate map[time.Time][]float64) []dayStats {
 		if len(v) == 0 {
 			continue
 		}
-		sort.Float64s(v)
-		out = append(out, dayStats{date: d, q1: quantile(v, 0.25), med: quantile(v, 0.5), q3: quantile(v, 0.75), n: len(v)})
+		out = append(out, dayStats{date: d, q1: stat.Quantile(v, 0.25), med: stat.Quantile(v, 0.5), q3: stat.Quantile(v, 0.75), n: len(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].date.Before(out[j].date) })
 	return out
-}
-
-// quantile interpolates linearly between order statistics of sorted v.
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 1 {
-		return v[0]
-	}
-	pos := q * float64(len(v)-1)
-	i := int(math.Floor(pos))
-	if i >= len(v)-1 {
-		return v[len(v)-1]
-	}
-	f := pos - float64(i)
-	return v[i]*(1-f) + v[i+1]*f
 }
 
 // marks are the dated facts drawn over the series.
