@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/internal/vsi"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geojson"
 )
@@ -76,22 +77,22 @@ func Read(ctx context.Context, src string, o ReadOptions) ([]Field, []error) {
 	if o.IDField == "" {
 		o.IDField = DefaultIDField
 	}
-	vsi := vsiPath(src)
+	path := vsi.Path(src)
 	var (
 		recs []record
 		err  error
 	)
 	if isGeoJSON(src) {
 		var data []byte
-		data, err = readAll(vsi, vsi != src)
+		data, err = readAll(path, path != src)
 		if err == nil {
 			recs, err = parseGeoJSON(data)
 			if errors.Is(err, errForeignCRS) {
-				recs, err = readOGR(ctx, vsi)
+				recs, err = readOGR(ctx, path)
 			}
 		}
 	} else {
-		recs, err = readOGR(ctx, vsi)
+		recs, err = readOGR(ctx, path)
 	}
 	if err != nil {
 		return nil, []error{fmt.Errorf("read %s: %w: %w", src, ErrSource, err)}
@@ -110,19 +111,6 @@ type record struct {
 func isGeoJSON(src string) bool {
 	ext := strings.ToLower(filepath.Ext(strings.SplitN(src, "?", 2)[0]))
 	return ext == ".geojson" || ext == ".json"
-}
-
-// vsiPath maps s3:// and http(s):// URLs to GDAL virtual file systems.
-func vsiPath(src string) string {
-	switch {
-	case strings.HasPrefix(src, "s3://"):
-		return "/vsis3/" + strings.TrimPrefix(src, "s3://")
-	case strings.HasPrefix(src, "gs://"):
-		return "/vsigs/" + strings.TrimPrefix(src, "gs://")
-	case strings.HasPrefix(src, "https://"), strings.HasPrefix(src, "http://"):
-		return "/vsicurl/" + src
-	}
-	return src
 }
 
 func readAll(path string, remote bool) ([]byte, error) {

@@ -142,20 +142,6 @@ func TestReadSourceErrors(t *testing.T) {
 	}
 }
 
-func TestVSIPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"s3://bucket/a/talhoes.gpkg":  "/vsis3/bucket/a/talhoes.gpkg",
-		"https://x.org/t.geojson?a=1": "/vsicurl/https://x.org/t.geojson?a=1",
-		"gs://b/t.shp":                "/vsigs/b/t.shp",
-		"/data/t.gpkg":                "/data/t.gpkg",
-		"/vsizip/data/t.zip/t.shp":    "/vsizip/data/t.zip/t.shp",
-	} {
-		if got := vsiPath(in); got != want {
-			t.Errorf("vsiPath(%s) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestReadOGR converts the demo talhões with ogr2ogr to GeoPackage in
 // SIRGAS 2000 / UTM 21S (projected), Shapefile in SIRGAS 2000 geographic
 // (EPSG:4674, latitude-first by authority), KML and a pre-RFC 7946 GeoJSON

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/airbusgeo/godal"
@@ -18,26 +17,12 @@ import (
 	"github.com/paulmach/orb/planar"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/vsi"
 )
 
 var registerOnce sync.Once
 
 func register() { registerOnce.Do(godal.RegisterAll) }
-
-// GDALPath maps a DEM location to the name GDAL opens: s3://bucket/key →
-// /vsis3/bucket/key, gs:// → /vsigs/, http(s):// → /vsicurl/http(s)://…;
-// anything else (a local file, a VRT, a /vsi… path) is returned unchanged.
-func GDALPath(src string) string {
-	switch {
-	case strings.HasPrefix(src, "s3://"):
-		return "/vsis3/" + strings.TrimPrefix(src, "s3://")
-	case strings.HasPrefix(src, "gs://"):
-		return "/vsigs/" + strings.TrimPrefix(src, "gs://")
-	case strings.HasPrefix(src, "https://"), strings.HasPrefix(src, "http://"):
-		return "/vsicurl/" + src
-	}
-	return src
-}
 
 // DEM is an open elevation raster (band 1, elevations in metres) ready to
 // give the slope of talhões. Field is safe for concurrent use: reads are
@@ -69,7 +54,7 @@ func Open(ctx context.Context, src string) (*DEM, error) {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
 	}
 	register()
-	ds, err := godal.Open(GDALPath(src), godal.RasterOnly())
+	ds, err := godal.Open(vsi.Path(src), godal.RasterOnly())
 	if err != nil {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
 	}

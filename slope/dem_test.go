@@ -274,20 +274,6 @@ func TestOpenRefusesCoarse(t *testing.T) {
 	}
 }
 
-func TestGDALPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"s3://bucket/dem/nasadem.vrt": "/vsis3/bucket/dem/nasadem.vrt",
-		"https://host/x/dem.tif":      "/vsicurl/https://host/x/dem.tif",
-		"gs://b/k.tif":                "/vsigs/b/k.tif",
-		"/data/dem.tif":               "/data/dem.tif",
-		"/vsizip/a.zip/n.hgt":         "/vsizip/a.zip/n.hgt",
-	} {
-		if got := GDALPath(in); got != want {
-			t.Errorf("GDALPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func realDEM(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join("..", "..", "shared", "realdata", "dem-hydrosheds-3s-texas", "dem.tif")

@@ -71,18 +71,6 @@ func Join(base string, elem ...string) string {
 	return strings.TrimRight(base, "/") + "/" + path.Join(elem...)
 }
 
-// GDALPath maps a location to the path GDAL opens: s3://b/k → /vsis3/b/k,
-// https://h/p → /vsicurl/https://h/p; local paths and /vsi paths are kept.
-func GDALPath(loc string) string {
-	switch KindOf(loc) {
-	case S3:
-		return "/vsis3/" + strings.TrimPrefix(loc, "s3://")
-	case HTTP:
-		return "/vsicurl/" + loc
-	}
-	return loc
-}
-
 func splitS3(loc string) (bucket, key string, err error) {
 	rest := strings.TrimPrefix(loc, "s3://")
 	bucket, key, _ = strings.Cut(rest, "/")

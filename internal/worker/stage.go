@@ -19,6 +19,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/internal/storage"
+	"github.com/manejo/manejo/internal/vsi"
 	"github.com/manejo/manejo/series"
 )
 
@@ -500,7 +501,7 @@ func transientReads(ctx context.Context, ps []series.Problem) (int, []string) {
 		}
 		n++
 		if loc != "" {
-			g := storage.GDALPath(loc)
+			g := vsi.Path(loc)
 			if !seen[g] {
 				seen[g] = true
 				paths = append(paths, g)

@@ -20,6 +20,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/internal/storage"
+	"github.com/manejo/manejo/internal/vsi"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/slope"
 	"github.com/manejo/manejo/tillage"
@@ -207,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		} else {
 			in.dem = dem
 			defer dem.Close()
-			in.finger[cfg.DEM] = "gdal:" + storage.GDALPath(cfg.DEM)
+			in.finger[cfg.DEM] = "gdal:" + vsi.Path(cfg.DEM)
 		}
 	}
 	in.params = paramsHash(cfg, in.finger)
