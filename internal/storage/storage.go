@@ -71,6 +71,15 @@ func Join(base string, elem ...string) string {
 	return strings.TrimRight(base, "/") + "/" + path.Join(elem...)
 }
 
+// s3Target returns the client, bucket and key of an s3:// location.
+func s3Target(ctx context.Context, loc string) (c *s3.Client, bucket, key string, err error) {
+	if bucket, key, err = splitS3(loc); err != nil {
+		return nil, "", "", err
+	}
+	c, err = Client(ctx)
+	return c, bucket, key, err
+}
+
 func splitS3(loc string) (bucket, key string, err error) {
 	rest := strings.TrimPrefix(loc, "s3://")
 	bucket, key, _ = strings.Cut(rest, "/")
@@ -209,11 +218,7 @@ func Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 }
 
 func openS3(ctx context.Context, loc string) (io.ReadCloser, error) {
-	bucket, key, err := splitS3(loc)
-	if err != nil {
-		return nil, err
-	}
-	c, err := Client(ctx)
+	c, bucket, key, err := s3Target(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -298,11 +303,7 @@ func ReadFile(ctx context.Context, loc string) ([]byte, error) {
 func Exists(ctx context.Context, loc string) (bool, error) {
 	switch KindOf(loc) {
 	case S3:
-		bucket, key, err := splitS3(loc)
-		if err != nil {
-			return false, err
-		}
-		c, err := Client(ctx)
+		c, bucket, key, err := s3Target(ctx, loc)
 		if err != nil {
 			return false, err
 		}
@@ -339,11 +340,7 @@ func Exists(ctx context.Context, loc string) (bool, error) {
 func WriteFile(ctx context.Context, loc string, data []byte) error {
 	switch KindOf(loc) {
 	case S3:
-		bucket, key, err := splitS3(loc)
-		if err != nil {
-			return err
-		}
-		c, err := Client(ctx)
+		c, bucket, key, err := s3Target(ctx, loc)
 		if err != nil {
 			return err
 		}
@@ -386,11 +383,7 @@ func WriteFile(ctx context.Context, loc string, data []byte) error {
 func List(ctx context.Context, prefix string) ([]string, error) {
 	switch KindOf(prefix) {
 	case S3:
-		bucket, key, err := splitS3(prefix)
-		if err != nil {
-			return nil, err
-		}
-		c, err := Client(ctx)
+		c, bucket, key, err := s3Target(ctx, prefix)
 		if err != nil {
 			return nil, err
 		}
@@ -437,11 +430,7 @@ func List(ctx context.Context, prefix string) ([]string, error) {
 func Remove(ctx context.Context, loc string) error {
 	switch KindOf(loc) {
 	case S3:
-		bucket, key, err := splitS3(loc)
-		if err != nil {
-			return err
-		}
-		c, err := Client(ctx)
+		c, bucket, key, err := s3Target(ctx, loc)
 		if err != nil {
 			return err
 		}
@@ -523,11 +512,7 @@ func PutFile(ctx context.Context, loc, src string) error {
 	defer os.Remove(src)
 	switch KindOf(loc) {
 	case S3:
-		bucket, key, err := splitS3(loc)
-		if err != nil {
-			return err
-		}
-		c, err := Client(ctx)
+		c, bucket, key, err := s3Target(ctx, loc)
 		if err != nil {
 			return err
 		}
