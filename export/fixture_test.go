@@ -83,8 +83,8 @@ func newFixture(t testing.TB) fixture {
 		{FieldID: "MT-SIN-002", Season: "2025/26", Crop: "milho", NCells: 0, NObs: 0, Reason: OptString("no sowing detected")},
 	}
 	fx.cycles = []CycleRow{
-		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 1, Crop: OptString("soja"), StartDate: d("2025-10-18"), EndDate: d("2026-02-10"), PeakNDVI: f32(0.86)},
-		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 2, StartDate: d("2026-02-20"), EndDate: d("2026-06-15")},
+		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 1, Kind: "Cultivo de 1ª safra", Crop: OptString("soja"), StartDate: d("2025-10-18"), EndDate: d("2026-02-10"), PeakNDVI: f32(0.86)},
+		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 2, Kind: "Cultivo de 2ª safra", StartDate: d("2026-02-20"), EndDate: d("2026-06-15")},
 	}
 	fx.inds = []IndicatorRow{
 		{FieldID: "MT-SIN-002", Crop: "milho", AreaHa: 242.6, CellSizeHa: 5, NCells: 2, Sensors: []string{"landsat-c2-l2", "sentinel-2-l2a"},

@@ -163,7 +163,7 @@ var wantTypes = map[string]map[string]string{
 		"n_cells": "INT32/Int(bitWidth=32, isSigned=true)", "n_obs": "INT32/Int(bitWidth=32, isSigned=true)", "reason": "BYTE_ARRAY/String?",
 	},
 	"cycles": {
-		"field_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "cycle": "INT32/Int(bitWidth=32, isSigned=true)", "crop": "BYTE_ARRAY/String?",
+		"field_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "cycle": "INT32/Int(bitWidth=32, isSigned=true)", "kind": "BYTE_ARRAY/String", "crop": "BYTE_ARRAY/String?",
 		"start_date": "INT32/Date", "end_date": "INT32/Date", "peak_ndvi": "FLOAT/None?",
 	},
 	"indicators": {

@@ -93,7 +93,8 @@ type SeasonRow struct {
 type CycleRow struct {
 	FieldID   string   `parquet:"field_id,dict" doc:"talhão id"`
 	Season    string   `parquet:"season,dict" doc:"agricultural year the cycle belongs to"`
-	Cycle     int32    `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra"`
+	Cycle     int32    `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra; 0 = another cycle (see kind), kept here but not sent to SINM"`
+	Kind      string   `parquet:"kind,dict" doc:"what the cycle is: Cultivo de 1ª/2ª/3ª safra, Planta de cobertura (before the main crop), Cultivo (a year whose main crop was not found)"`
 	Crop      *string  `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
 	StartDate Date     `parquet:"start_date,date" doc:"start of the cycle (sowing / green-up)"`
 	EndDate   Date     `parquet:"end_date,date" doc:"end of the cycle (harvest / senescence)"`

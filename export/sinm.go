@@ -228,7 +228,11 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	cycles := slices.Clone(in.Cycles)
 	slices.SortStableFunc(cycles, compareCycles)
 	for _, c := range cycles {
-		if c.FieldID != id {
+		// Cycle 0 is a cycle SINM's vocabulary has no label for (a cover
+		// crop before the main crop, a year whose main crop was not found):
+		// it stays in cycles.parquet; sent, SINM would flag it as an
+		// inconsistency and leave it out anyway.
+		if c.FieldID != id || c.Cycle == 0 {
 			continue
 		}
 		label, err := TipoCultivo(int(c.Cycle))

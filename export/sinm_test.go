@@ -169,6 +169,26 @@ func TestBuildPayloadOtherTalhao(t *testing.T) {
 	}
 }
 
+// A cycle SINM has no label for (cycle 0: a cover crop before the main
+// crop) stays out of interpretacoesCultura without failing the payload.
+func TestBuildPayloadSkipsUnlabelledCycles(t *testing.T) {
+	fx := newFixture(t)
+	in := fx.payloadInput("MT-SIN-002")
+	want, err := BuildPayload(in, testCodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Cycles = append(in.Cycles, CycleRow{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 0, Kind: "Planta de cobertura",
+		StartDate: in.Cycles[0].StartDate - 90, EndDate: in.Cycles[0].StartDate - 20})
+	got, err := BuildPayload(in, testCodes)
+	if err != nil {
+		t.Fatalf("BuildPayload with a cycle 0: %v", err)
+	}
+	if len(got.InterpretacoesCultura) != len(want.InterpretacoesCultura) {
+		t.Errorf("interpretacoesCultura = %+v, want the %d labelled cycles only", got.InterpretacoesCultura, len(want.InterpretacoesCultura))
+	}
+}
+
 func TestBuildPayloadErrors(t *testing.T) {
 	fx := newFixture(t)
 	tests := []struct {

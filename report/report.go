@@ -429,11 +429,7 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 		}
 	}
 	for _, c := range fd.cycles {
-		label := fmt.Sprintf("cycle %d", c.Cycle)
-		if n, err := export.TipoCultivo(int(c.Cycle)); err == nil {
-			label = n
-		}
-		m.cycles = append(m.cycles, cycleMark{c.StartDate.Time(), c.EndDate.Time(), label})
+		m.cycles = append(m.cycles, cycleMark{c.StartDate.Time(), c.EndDate.Time(), c.Kind})
 	}
 	fmt.Fprint(w, `<div class="figs">`)
 	if !t0.IsZero() {

@@ -215,7 +215,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 		out.Seasons = append(out.Seasons, row)
 		for _, cy := range sc.Cycles {
 			out.Cycles = append(out.Cycles, export.CycleRow{
-				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Crop: export.OptString(cycleCrop(cy, g.Field.Crop)),
+				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Kind: cy.Kind, Crop: export.OptString(cycleCrop(cy, g.Field.Crop)),
 				StartDate: export.DateOf(cy.Start), EndDate: export.DateOf(cy.End), PeakNDVI: ptr(float32(cy.PeakNDVI)),
 			})
 		}
