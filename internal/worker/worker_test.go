@@ -181,9 +181,17 @@ func TestRunEndToEnd(t *testing.T) {
 		if r.Status != export.StatusOK && len(r.Reasons) == 0 {
 			t.Errorf("talhão %s is %s with no reason", r.FieldID, r.Status)
 		}
-		if _, err := os.Stat(filepath.Join(outA, export.PayloadName(r.FieldID))); err != nil {
+		// Every talhão's SINM payload exists and passes the JSON Schema
+		// (santhosh-tekuri/jsonschema on ../shared/sinm's schema).
+		f, err := os.Open(filepath.Join(outA, export.PayloadName(r.FieldID)))
+		if err != nil {
 			t.Errorf("talhão %s: no SINM payload: %v", r.FieldID, err)
+			continue
 		}
+		if v := export.ValidatePayload(f); len(v) > 0 {
+			t.Errorf("talhão %s: payload violates the SINM schema: %v", r.FieldID, v)
+		}
+		f.Close()
 	}
 	if _, err := os.Stat(filepath.Join(outA, "_staging")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("staging folder left behind after a complete run: %v", err)
