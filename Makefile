@@ -1,5 +1,7 @@
 # manejo — ZARC-NM remote-sensing indicators. `make help` lists the targets.
 SHELL        := /bin/bash
+# Debian's Go tarball install lives here; fresh shells may not have it on PATH.
+export PATH  := $(PATH):/usr/local/go/bin
 .DEFAULT_GOAL := help
 GO           ?= go
 BIN          := bin/manejo
