@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -165,8 +164,6 @@ func loadCodes(ctx context.Context, flagValue, file string) (export.SatelliteCod
 	}
 	return codes, nil
 }
-
-var _ = errors.New
 
 // isTerminal reports whether w is a character device (an interactive
 // terminal), where a redrawn progress bar makes sense.

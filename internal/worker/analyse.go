@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/manejo/manejo/coverage"
@@ -297,6 +296,3 @@ func cycleCrop(cy coverage.Cycle, crop grid.Crop) string {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// joinReasons formats reasons for a log line.
-func joinReasons(r []string) string { return strings.Join(r, "; ") }

@@ -116,7 +116,7 @@ type stage struct {
 	slopes sync.Map // field id → slope.Result (for the payload)
 }
 
-func newStage(cfg Config, in *inputs) *stage { return &stage{in: in} }
+func newStage(in *inputs) *stage { return &stage{in: in} }
 
 // datasets are the Parquet datasets of a run, in publishing order.
 var datasets = []string{"cells", "observations", "events", "seasons", "cycles", "indicators"}
@@ -262,7 +262,7 @@ func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *ba
 			sum.OK++
 		default:
 			sum.Partial++
-			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Status: export.StatusPartial, Reason: joinReasons(o.Indicator.Reasons)})
+			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Status: export.StatusPartial, Reason: strings.Join(o.Indicator.Reasons, "; ")})
 		}
 		if o.Payload != nil {
 			if err := storage.WriteFile(ctx, storage.Join(s.in.cfg.Out, export.PayloadName(o.ID)), o.Payload); err != nil {

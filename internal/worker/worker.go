@@ -225,7 +225,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		}
 	}
 
-	st := newStage(cfg, in)
+	st := newStage(in)
 	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
 	if storage.KindOf(cfg.Out) == storage.Local {
 		removeStaleTemps(cfg.Out, cfg.Shard, owned)
