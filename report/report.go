@@ -345,7 +345,11 @@ func writeClassification(w io.Writer, c *export.ClassificationRow) {
 		return
 	}
 	if c.Level == nil {
-		fmt.Fprintf(w, `<p><b>Management level: not classifiable</b> — %s</p>`, html.EscapeString(c.Reason))
+		reason := c.Reason
+		if !strings.HasPrefix(reason, "not classifiable") {
+			reason = "not classifiable — " + reason
+		}
+		fmt.Fprintf(w, `<p><b>Management level:</b> %s</p>`, html.EscapeString(reason))
 	} else {
 		mi := "–"
 		if c.Mi != nil {

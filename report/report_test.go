@@ -176,7 +176,7 @@ func TestReportShowsClassification(t *testing.T) {
 		`<td data-v="3" title="decided by 3.2.1-VI-b">NM3</td>`,
 		"Management level preview: NM3</b> (Mi 3.17; decided by 3.2.1-VI-b)",
 		"3.2.1-VI-b: NM4 → NM3: m% at level 2 caps",
-		"Management level: not classifiable</b> — an indicator is missing (IN 2.2)",
+		"Management level:</b> not classifiable — an indicator is missing (IN 2.2)",
 		"missing (IN 2.2): v_pct",
 	} {
 		if !strings.Contains(page, want) {
