@@ -105,10 +105,11 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 }
 
 // checkAccuracy asserts the targets of issue 10. strictLevel makes the
-// level-agreement target (≥ 95 %) an error; the always-on run only logs it,
-// because it is not met (docs/coverage.md, "Why 95 % stays out of reach":
-// 93.2 % on the full harness; noise-free daily readings reach 97.3 %,
-// TestAccuracyCeiling, and the true soil spectrum ≈ 95–96 %, -covdiag).
+// level-agreement target (≥ 95 %) an error, otherwise it is only logged
+// (the -estimator median and -noreflectance runs do not meet it:
+// docs/coverage.md). With the talhão soil fit from the readings'
+// reflectances the full harness reaches 95.8 % on its report seed, the
+// always-on one 95.9 %.
 func checkAccuracy(t *testing.T, r accuracyResult, strictLevel bool) {
 	t.Logf("talhões %d, seasons %d", r.fields, r.seasons)
 	t.Logf("sowing detected in %d of %d seasons (%.1f %%); MAE %.2f days (target ≤ 7)",
@@ -144,18 +145,17 @@ func TestAccuracySmall(t *testing.T) {
 	if testing.Short() {
 		n = 15
 	}
+	// The default configuration (unmixing with the talhão soil fit) must
+	// meet all three targets of issue 10 here: 150 talhões give cover MAE
+	// 2.52 pp and level agreement 139 / 145 = 95.9 % (138 needed). Without
+	// the soil fit (-noreflectance) they gave 3.03 pp and 92.4 %, with the
+	// median NDTI 4.0 pp and 86 %.
+	def := *accEstimator == "" && !*noReflectance && !testing.Short()
 	r := runAccuracy(t, n, 8, 1)
-	checkAccuracy(t, r, false)
-	// Regression guard of the unmixing (not the issue's targets): on
-	// these 150 talhões it gives cover MAE 3.0 pp and level agreement
-	// ≈ 92 %, where the median NDTI gave 4.0 pp and 86 %.
-	if *accEstimator == "" && !testing.Short() {
-		if r.coverMAE() > 3.5 {
-			t.Errorf("unmixing regressed: straw cover MAE %.2f pp > 3.5", r.coverMAE())
-		}
-		if r.agreement() < 0.9 {
-			t.Errorf("unmixing regressed: level agreement %.3f < 0.90", r.agreement())
-		}
+	checkAccuracy(t, r, def)
+	// Regression guard of the unmixing with the soil fit.
+	if def && r.coverMAE() > 3 {
+		t.Errorf("unmixing regressed: straw cover MAE %.2f pp > 3", r.coverMAE())
 	}
 }
 

@@ -150,9 +150,16 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop g
 	if err := p.Validate(); err != nil {
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
+	fit := p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean" &&
+		!p.NoSoilFit && p.Soil == (Endmember{}) && p.BareNDTI == 0
 	p = p.withDefaults()
 	if crop == "" {
 		crop = grid.Soja
+	}
+	if fit {
+		if f, ok := fitSoil(cells, p); ok {
+			p.Soil = f.Soil.Endmember()
+		}
 	}
 	med := MedianSeries(cells)
 	s := smoothNDVI(med, p.Lambda, p.RobustIter)

@@ -14,6 +14,12 @@ import (
 type Obs struct {
 	Date       time.Time
 	NDVI, NDTI float64
+	// Red, NIR, SWIR1 and SWIR2 are the reading's surface reflectances
+	// (0..1), optional: NaN or 0 when absent (MODIS NDVI products, series
+	// that did not keep them). When every band of enough readings is
+	// present, Assess fits the talhão's own soil spectrum from them (see
+	// Params.NoSoilFit); NDVI and NDTI are still what is unmixed.
+	Red, NIR, SWIR1, SWIR2 float64
 }
 
 // Kinds of crop cycle, written to SINM interpretacoesCultura.tipoCultivo.

@@ -79,7 +79,18 @@ type Params struct {
 	// since green canopy has the highest NDTI) and dropped; default 0.08,
 	// about twice the green-fraction noise of a Sentinel-2 reading.
 	HazeGreen float64
+	// NoSoilFit turns off the talhão soil fit. By default, with "unmix",
+	// when at least MinSoilFitObs readings of the talhão carry all four
+	// reflectances (Obs.Red..SWIR2) and neither Soil nor BareNDTI is set,
+	// Assess replaces the Soil endmember by the talhão's own soil, fitted
+	// from those reflectances (unmix.FitSoil: DefaultSoilSpectrum scaled in
+	// brightness and in SWIR1; docs/coverage.md).
+	NoSoilFit bool
 }
+
+// MinSoilFitObs is the number of readings with all four reflectances, NDVI
+// below MaxNDVI, that the talhão soil fit needs.
+const MinSoilFitObs = 30
 
 // Default values of Params.
 const (

@@ -257,9 +257,9 @@ func TestFractionsRoundTrip(t *testing.T) {
 func TestMedianSeries(t *testing.T) {
 	d1, d2 := day("2024-01-01"), day("2024-01-06")
 	cells := [][]Obs{
-		{{d1, 0.2, 0.1}, {d2, nan, nan}},
-		{{d1, 0.4, nan}, {d2, 0.5, 0.2}},
-		{{d1.Add(13 * time.Hour), 0.9, 0.3}},
+		{{Date: d1, NDVI: 0.2, NDTI: 0.1}, {Date: d2, NDVI: nan, NDTI: nan}},
+		{{Date: d1, NDVI: 0.4, NDTI: nan}, {Date: d2, NDVI: 0.5, NDTI: 0.2}},
+		{{Date: d1.Add(13 * time.Hour), NDVI: 0.9, NDTI: 0.3}},
 	}
 	got := MedianSeries(cells)
 	if len(got) != 2 || !near(got[0].NDVI, 0.4, 1e-12) || !near(got[0].NDTI, 0.2, 1e-12) || !near(got[1].NDVI, 0.5, 1e-12) || !near(got[1].NDTI, 0.2, 1e-12) {

@@ -9,7 +9,10 @@ import (
 	"github.com/manejo/manejo/internal/pheno"
 )
 
-var accuracy = flag.Bool("accuracy", false, "run the full accuracy harnesses (slow)")
+var (
+	accuracy      = flag.Bool("accuracy", false, "run the full accuracy harnesses (slow)")
+	noReflectance = flag.Bool("noreflectance", false, "synthetic readings carry NDVI and NDTI only (the figures before the talhão soil fit)")
+)
 
 func day(s string) time.Time {
 	t, err := time.Parse(time.DateOnly, s)
@@ -47,8 +50,11 @@ func newSynthField(rng *rand.Rand, o synthOptions) synthField {
 		cell := make([]Obs, len(obs))
 		for i, ob := range obs {
 			cell[i] = Obs{Date: ob.Date, NDVI: ob.R.NDVI(), NDTI: ob.R.NDTI()}
+			if !*noReflectance {
+				cell[i].Red, cell[i].NIR, cell[i].SWIR1, cell[i].SWIR2 = ob.R.Red, ob.R.NIR, ob.R.SWIR1, ob.R.SWIR2
+			}
 			if mask[i].Cloud {
-				cell[i].NDVI, cell[i].NDTI = nan, nan
+				cell[i] = Obs{Date: ob.Date, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan}
 			}
 		}
 		f.cells = append(f.cells, cell)

@@ -27,6 +27,38 @@ var (
 	DefaultSoil  = Endmember{NDVI: 0.05 / 0.33, NDTI: 0.03 / 0.57, VNIR: 0.33, SWIR: 0.57}
 )
 
+// The default endmembers as surface reflectance spectra (the same
+// sources); the talhão soil fit starts from DefaultSoilSpectrum.
+var (
+	DefaultGreenSpectrum = unmix.Spectrum{Red: 0.035, NIR: 0.45, SWIR1: 0.22, SWIR2: 0.10}
+	DefaultStrawSpectrum = unmix.Spectrum{Red: 0.16, NIR: 0.24, SWIR1: 0.36, SWIR2: 0.22}
+	DefaultSoilSpectrum  = unmix.Spectrum{Red: 0.14, NIR: 0.19, SWIR1: 0.30, SWIR2: 0.27}
+)
+
+// spectrum returns o's reflectances.
+func (o Obs) spectrum() unmix.Spectrum {
+	return unmix.Spectrum{Red: o.Red, NIR: o.NIR, SWIR1: o.SWIR1, SWIR2: o.SWIR2}
+}
+
+// fitSoil returns the talhão's own soil endmember fitted from the
+// reflectances of its cells' readings with NDVI below MaxNDVI (all dates:
+// the soil is the talhão's, the fractions each reading's), and false when
+// fewer than MinSoilFitObs readings carry all four bands.
+func fitSoil(cells [][]Obs, p Params) (unmix.SoilFit, bool) {
+	var rs []unmix.Spectrum
+	for _, cell := range cells {
+		for _, o := range cell {
+			if !finite(o.NDVI) || o.NDVI >= p.MaxNDVI {
+				continue
+			}
+			if s := o.spectrum(); s.Valid() {
+				rs = append(rs, s)
+			}
+		}
+	}
+	return unmix.FitSoil(DefaultGreenSpectrum, DefaultStrawSpectrum, DefaultSoilSpectrum, rs, MinSoilFitObs)
+}
+
 // newUnmixer returns the unmixer of three endmembers; false when they
 // cannot be unmixed.
 func newUnmixer(green, straw, soil Endmember) (unmix.Unmixer, bool) {

@@ -23,6 +23,12 @@ type Obs struct {
 	// NDVI and NDTI, −1..1; NaN means no value (see Mask). NDTI is NaN for
 	// NDVI-only profiles (MOD13Q1).
 	NDVI, NDTI float32
+	// Red, NIR, SWIR1 and SWIR2 are the surface reflectances the indices
+	// were computed from (after the profile's scale and offset); NaN when
+	// the band was not read (NDVI-only profiles, no SWIR pair) or its index
+	// is masked. They are not written to observations.parquet; the worker
+	// passes them to coverage (talhão soil fit).
+	Red, NIR, SWIR1, SWIR2 float32
 	// Mask is "" when every index the profile gives is valid. Otherwise it
 	// is the reason: cloud, shadow, cirrus, snow, dark, cloud-adjacent,
 	// nodata, saturated, zero-denominator, outside-scene. A reason that
@@ -605,7 +611,7 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 	nan := float32(math.NaN())
 	for i, c := range cells {
 		cell := &grids[c.g].Cells[c.c]
-		ob := Obs{FieldID: grids[c.g].Field.ID, CellID: cell.ID, Date: date, Collection: it.Collection, ItemID: it.ID, NDVI: nan, NDTI: nan, Mask: reason[i]}
+		ob := Obs{FieldID: grids[c.g].Field.ID, CellID: cell.ID, Date: date, Collection: it.Collection, ItemID: it.ID, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan, Mask: reason[i]}
 		if ob.Mask == "" {
 			compute(p, roles, i, &ob)
 		}
@@ -686,9 +692,11 @@ func compute(p *Profile, roles []*role, i int, ob *Obs) {
 	}
 	if why1 == "" {
 		ob.NDVI = float32(nd)
+		ob.Red, ob.NIR = reflectance(p, get("red"), i), reflectance(p, get("nir"), i)
 	}
 	if why2 == "" {
 		ob.NDTI = float32(nt)
+		ob.SWIR1, ob.SWIR2 = reflectance(p, get("swir1"), i), reflectance(p, get("swir2"), i)
 	}
 	switch {
 	case why1 == "" && (why2 == "" || why2 == "none"):
@@ -703,6 +711,16 @@ func compute(p *Profile, roles []*role, i int, ob *Obs) {
 	default:
 		ob.Mask = why1
 	}
+}
+
+// reflectance returns the physical value of ro at cell i, NaN when it has
+// none (normDiff has already accepted it).
+func reflectance(p *Profile, ro *role, i int) float32 {
+	v, why := ro.value(p, i)
+	if why != "" {
+		return float32(math.NaN())
+	}
+	return float32(v)
 }
 
 // normDiff returns (a−b)/(a+b) of the reflectances, or a reason.

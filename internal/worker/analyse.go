@@ -33,6 +33,9 @@ type fieldOut struct {
 type cellSeries struct {
 	dates      []time.Time
 	ndvi, ndti []float64
+	// refl are the surface reflectances Red, NIR, SWIR1, SWIR2 of each
+	// date (NaN when not read), for coverage's talhão soil fit.
+	refl [][4]float64
 }
 
 // seriesByCell groups a talhão's observations by cell, sorted by date.
@@ -72,6 +75,7 @@ func seriesByCell(g grid.Grid, obs []series.Obs) map[string]*cellSeries {
 		cs.dates = append(cs.dates, k.day)
 		cs.ndvi = append(cs.ndvi, float64(o.NDVI))
 		cs.ndti = append(cs.ndti, float64(o.NDTI))
+		cs.refl = append(cs.refl, [4]float64{float64(o.Red), float64(o.NIR), float64(o.SWIR1), float64(o.SWIR2)})
 	}
 	return out
 }
@@ -186,7 +190,8 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 		cs := byCell[c.ID]
 		co := make([]coverage.Obs, len(cs.dates))
 		for i, d := range cs.dates {
-			co[i] = coverage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i]}
+			r := cs.refl[i]
+			co[i] = coverage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3]}
 		}
 		ccells = append(ccells, co)
 	}
