@@ -248,7 +248,27 @@ func TestCoverDiagnostics(t *testing.T) {
 	for _, gf := range []float64{0.04, 0.06, 0.12, 0.2} {
 		evalDiag(t, fmt.Sprintf("unmix, HazeGreen %.2f", gf), fields, perCell(Params{HazeGreen: gf}), false)
 	}
-	evalDiag(t, "unmix (default)", fields, perCell(Params{}), true)
+	evalDiag(t, "unmix, default soil (no reflectances)", fields, perCell(Params{}), true)
+	// The default: the talhão's soil fitted from its readings' reflectances.
+	fitted := map[*diagField]Params{}
+	var fitErr, defErr float64
+	for i := range fields {
+		f := &fields[i]
+		p := Params{}.withDefaults()
+		if fit, ok := fitSoil(f.f.cells, p); ok {
+			p.Soil = fit.Soil.Endmember()
+			so := f.f.sc.Soil
+			tn := (so.SWIR1 - so.SWIR2) / (so.SWIR1 + so.SWIR2)
+			fitErr += math.Abs(p.Soil.NDTI - tn)
+			defErr += math.Abs(DefaultSoil.NDTI - tn)
+		}
+		fitted[f] = p
+	}
+	evalDiag(t, "unmix, talhão soil fit (default)", fields, func(c []Obs, sow time.Time, f *diagField) (float64, bool) {
+		v, _, ok := cellCover(c, sow, fitted[f], nil)
+		return v, ok
+	}, true)
+	t.Logf("    soil NDTI of the fit: MAE %.4f over %d talhões (default endmember: %.4f)", fitErr/float64(len(fields)), len(fields), defErr/float64(len(fields)))
 	base := Params{}.withDefaults()
 	evalDiag(t, "unmix, oracle soil endmember", fields, func(c []Obs, sow time.Time, f *diagField) (float64, bool) {
 		p := base
