@@ -121,6 +121,9 @@ func TestProfilesExactValues(t *testing.T) {
 		name string
 		spec sceneSpec
 		want []want
+		// refl is the red, NIR, SWIR1, SWIR2 reflectance of the first
+		// cell, when checked (coverage unmixes them).
+		refl []float64
 	}{
 		{
 			// Baseline 03.01: reflectance = DN/10000. red 0.12, nir 0.36 →
@@ -130,6 +133,7 @@ func TestProfilesExactValues(t *testing.T) {
 			spec: sceneSpec{collection: "sentinel-2-l2a", props: map[string]any{"s2:processing_baseline": "03.01"},
 				srs: utm21, x0: 600000, y0: 8700000, res: 10, assets: s2assets(es, false), cells: s2cells(es)},
 			want: []want{{0.5, 0.25, ""}, {nan, nan, "cloud"}, {0, 0.25, ""}, {nan, nan, "outside-scene"}},
+			refl: []float64{0.12, 0.36, 0.25, 0.15},
 		},
 		{
 			// Baseline 05.10, no raster:bands: −1000 DN. red 0.02, nir 0.26
@@ -139,6 +143,7 @@ func TestProfilesExactValues(t *testing.T) {
 			spec: sceneSpec{collection: "sentinel-2-l2a", props: map[string]any{"s2:processing_baseline": "05.10"},
 				srs: utm21, x0: 600000, y0: 8700000, res: 10, assets: s2assets(bn, false), cells: s2cells(bn)},
 			want: []want{{0.24 / 0.28, 0.5, ""}, {nan, nan, "cloud"}, {nan, 0.5, "ndvi:zero-denominator"}, {nan, nan, "outside-scene"}},
+			refl: []float64{0.02, 0.26, 0.15, 0.05},
 		},
 		{
 			// Baseline 05.10 but earthsearch:boa_offset_applied: no shift.
@@ -280,6 +285,19 @@ func TestProfilesExactValues(t *testing.T) {
 				}
 				if want := grid.Date(mustTime("2024-10-05")); !o.Date.Equal(want) {
 					t.Errorf("date %v, want %v", o.Date, want)
+				}
+			}
+			if tc.refl != nil {
+				o := obs[0]
+				got := []float32{o.Red, o.NIR, o.SWIR1, o.SWIR2}
+				for b, w := range tc.refl {
+					if !near(float64(got[b]), w) {
+						t.Errorf("cell %s reflectances %v, want %v", o.CellID, got, tc.refl)
+						break
+					}
+				}
+				if c := obs[1]; !math.IsNaN(float64(c.Red)) || !math.IsNaN(float64(c.SWIR1)) {
+					t.Errorf("cloudy cell reflectances %v %v %v %v, want NaN", c.Red, c.NIR, c.SWIR1, c.SWIR2)
 				}
 			}
 			if st.ScenesRead != 1 {
