@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path"
 	"slices"
 	"sort"
@@ -360,43 +359,9 @@ type rsValues struct {
 // readRSDir reads indicators.parquet (one file or a folder of parts) of a
 // `manejo run` output folder through export.
 func readRSDir(ctx context.Context, dir string) (map[string]rsValues, error) {
-	var rows []export.IndicatorRow
-	if storage.KindOf(dir) == storage.Local {
-		var err error
-		if rows, err = export.ReadDataset[export.IndicatorRow](os.DirFS(dir)); err != nil {
-			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
-		}
-	} else {
-		single := storage.Join(dir, export.Indicators.File())
-		locs := []string{single}
-		if ok, err := storage.Exists(ctx, single); err != nil {
-			return nil, err
-		} else if !ok {
-			all, err := storage.List(ctx, single+"/")
-			if err != nil {
-				return nil, err
-			}
-			locs = locs[:0]
-			for _, l := range all {
-				if strings.HasPrefix(path.Base(l), "part-") && strings.HasSuffix(l, ".parquet") {
-					locs = append(locs, l)
-				}
-			}
-			if len(locs) == 0 {
-				return nil, fmt.Errorf("read indicators of %s: no %s", dir, export.Indicators.File())
-			}
-		}
-		for _, l := range locs {
-			b, err := storage.ReadFile(ctx, l)
-			if err != nil {
-				return nil, err
-			}
-			part, err := export.ReadIndicators(bytes.NewReader(b), int64(len(b)))
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", l, err)
-			}
-			rows = append(rows, part...)
-		}
+	rows, err := readIndicatorsAt(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[string]rsValues, len(rows))
 	for _, r := range rows {

@@ -154,19 +154,19 @@ func optFloat(v *float64, prec int) string {
 }
 
 // readIndicatorsAt reads indicators.parquet (or its parts) under dir, local
-// or remote.
+// or remote. inspect and classify --rs share it.
 func readIndicatorsAt(ctx context.Context, dir string) ([]export.IndicatorRow, error) {
 	if storage.KindOf(dir) == storage.Local {
 		st, err := os.Stat(dir)
 		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
 		}
 		if !st.IsDir() {
-			return nil, fmt.Errorf("inspect %s: not a directory (give the output folder)", dir)
+			return nil, fmt.Errorf("read indicators of %s: not a directory (give the output folder)", dir)
 		}
 		rows, err := export.ReadDataset[export.IndicatorRow](os.DirFS(dir))
 		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
 		}
 		return rows, nil
 	}
@@ -174,12 +174,12 @@ func readIndicatorsAt(ctx context.Context, dir string) ([]export.IndicatorRow, e
 	locs := []string{single}
 	ok, err := storage.Exists(ctx, single)
 	if err != nil {
-		return nil, fmt.Errorf("inspect %s: %w", dir, err)
+		return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
 	}
 	if !ok {
 		all, err := storage.List(ctx, single+"/")
 		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
 		}
 		locs = locs[:0]
 		for _, l := range all {
@@ -188,18 +188,18 @@ func readIndicatorsAt(ctx context.Context, dir string) ([]export.IndicatorRow, e
 			}
 		}
 		if len(locs) == 0 {
-			return nil, fmt.Errorf("inspect %s: no %s", dir, export.Indicators.File())
+			return nil, fmt.Errorf("read indicators of %s: no %s", dir, export.Indicators.File())
 		}
 	}
 	var rows []export.IndicatorRow
 	for _, l := range locs {
 		b, err := storage.ReadFile(ctx, l)
 		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", dir, err)
+			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
 		}
 		part, err := export.ReadIndicators(bytes.NewReader(b), int64(len(b)))
 		if err != nil {
-			return nil, fmt.Errorf("inspect %s: %w", l, err)
+			return nil, fmt.Errorf("read %s: %w", l, err)
 		}
 		rows = append(rows, part...)
 	}
