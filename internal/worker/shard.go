@@ -20,6 +20,10 @@ var All = Shard{0, 1}
 // String formats the shard as "i/n".
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
+// Part is the shard's tag in file names, "part-<i>-of-<n>" (0-based i, five
+// digits each), as export.PartName writes the datasets.
+func (s Shard) Part() string { return fmt.Sprintf("part-%05d-of-%05d", s.Index, max(s.Count, 1)) }
+
 // Owns reports whether the talhão with the given id belongs to this shard.
 // The assignment is a stable hash (FNV-1a 64) of the id, so it does not
 // depend on the order of the input or on the machine.

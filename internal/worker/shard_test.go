@@ -60,3 +60,17 @@ func TestShardFromEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestShardPart(t *testing.T) {
+	for _, tc := range []struct {
+		s    Shard
+		want string
+	}{{All, "part-00000-of-00001"}, {Shard{}, "part-00000-of-00001"}, {Shard{3, 16}, "part-00003-of-00016"}} {
+		if got := tc.s.Part(); got != tc.want {
+			t.Errorf("%v.Part() = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+	if got := manifestName(Shard{3, 16}); got != "run/part-00003-of-00016.json" {
+		t.Errorf("manifestName = %q", got)
+	}
+}

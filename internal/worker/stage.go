@@ -122,8 +122,7 @@ func newStage(in *inputs) *stage { return &stage{in: in} }
 var datasets = []string{"cells", "observations", "events", "seasons", "cycles", "indicators"}
 
 func (s *stage) stagingDir(b int) string {
-	sh := s.in.cfg.Shard
-	return storage.Join(s.in.cfg.Out, "_staging", fmt.Sprintf("part-%05d-of-%05d", sh.Index, max(sh.Count, 1)), fmt.Sprintf("batch-%05d", b))
+	return storage.Join(s.in.cfg.Out, "_staging", s.in.cfg.Shard.Part(), fmt.Sprintf("batch-%05d", b))
 }
 
 // batch computes (or resumes) one batch of talhões and commits it to the
@@ -369,9 +368,8 @@ func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name stri
 // remove are harmless (a later run ignores stale staging with another hash).
 func (s *stage) cleanup(ctx context.Context, nb int) {
 	if storage.KindOf(s.in.cfg.Out) == storage.Local {
-		sh := s.in.cfg.Shard
 		staging := storage.Join(s.in.cfg.Out, "_staging")
-		_ = os.RemoveAll(storage.Join(staging, fmt.Sprintf("part-%05d-of-%05d", sh.Index, max(sh.Count, 1))))
+		_ = os.RemoveAll(storage.Join(staging, s.in.cfg.Shard.Part()))
 		_ = os.Remove(staging) // only when no other shard is still staging
 		return
 	}
@@ -423,7 +421,7 @@ func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
 	for _, f := range owned {
 		payloads[filepath.Base(export.PayloadName(f.ID))] = true
 	}
-	tag := fmt.Sprintf("part-%05d-of-%05d", sh.Index, max(sh.Count, 1))
+	tag := sh.Part()
 	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil

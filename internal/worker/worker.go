@@ -355,7 +355,7 @@ func manifestName(s Shard) string {
 	if s.Count <= 1 {
 		return "run.json"
 	}
-	return fmt.Sprintf("run/part-%05d-of-%05d.json", s.Index, s.Count)
+	return "run/" + s.Part() + ".json"
 }
 
 // parallel runs fn(i) for i in [0, n) on at most workers goroutines.
