@@ -270,28 +270,39 @@ func DatasetFiles(fsys fs.FS, name string) ([]string, error) {
 }
 
 func readFS[T Row](fsys fs.FS, name string) ([]T, error) {
-	f, err := fsys.Open(name)
+	ra, size, closeFn, err := openAt(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", name, err)
+		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", name, err)
-	}
-	ra, ok := f.(io.ReaderAt)
-	if !ok {
-		b, err := io.ReadAll(f)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
-		}
-		ra = bytes.NewReader(b)
-	}
-	rows, err := Read[T](ra, st.Size())
+	defer closeFn()
+	rows, err := Read[T](ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return rows, nil
+}
+
+// openAt opens a file of fsys for random access: the file itself when it is
+// an io.ReaderAt (os.DirFS), else its bytes in memory. Call closeFn when done.
+func openAt(fsys fs.FS, name string) (ra io.ReaderAt, size int64, closeFn func() error, err error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, nil, fmt.Errorf("stat %s: %w", name, err)
+	}
+	if ra, ok := f.(io.ReaderAt); ok {
+		return ra, st.Size(), f.Close, nil
+	}
+	b, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return bytes.NewReader(b), int64(len(b)), func() error { return nil }, nil
 }
 
 // PartName returns the path of part i (0-based) of n of a dataset:

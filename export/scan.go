@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -39,4 +40,17 @@ func Scan[T Row](r io.ReaderAt, size int64, chunk int, fn func(rows []T) error) 
 			return fmt.Errorf("scan %s: %w", ds.Name, err)
 		}
 	}
+}
+
+// ScanFS is Scan on the file name of fsys (one part file of a dataset).
+func ScanFS[T Row](fsys fs.FS, name string, chunk int, fn func(rows []T) error) error {
+	ra, size, closeFn, err := openAt(fsys, name)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	if err := Scan(ra, size, chunk, fn); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }

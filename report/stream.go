@@ -1,11 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 
 	"github.com/manejo/manejo/export"
@@ -50,12 +47,6 @@ func openObsStreams(ctx context.Context, fsys fs.FS) (*obsStreams, error) {
 // scanPart sends the groups of one part file on ch, then closes it.
 func scanPart(ctx context.Context, fsys fs.FS, name string, ch chan<- group) {
 	defer close(ch)
-	ra, size, closeFn, err := readerAt(fsys, name)
-	if err != nil {
-		ch <- group{err: err}
-		return
-	}
-	defer closeFn()
 	var cur group
 	send := func() bool {
 		if cur.id == "" && len(cur.rows) == 0 {
@@ -68,7 +59,7 @@ func scanPart(ctx context.Context, fsys fs.FS, name string, ch chan<- group) {
 			return false
 		}
 	}
-	err = export.Scan(ra, size, 8192, func(rows []export.ObsRow) error {
+	err := export.ScanFS(fsys, name, 8192, func(rows []export.ObsRow) error {
 		for _, r := range rows {
 			if r.FieldID != cur.id && (cur.id != "" || len(cur.rows) > 0) {
 				if !send() {
@@ -83,34 +74,12 @@ func scanPart(ctx context.Context, fsys fs.FS, name string, ch chan<- group) {
 	})
 	if err != nil {
 		select {
-		case ch <- group{err: fmt.Errorf("%s: %w", name, err)}:
+		case ch <- group{err: err}:
 		case <-ctx.Done():
 		}
 		return
 	}
 	send()
-}
-
-// readerAt opens a file of fsys for random access.
-func readerAt(fsys fs.FS, name string) (io.ReaderAt, int64, func(), error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, 0, nil, err
-	}
-	if ra, ok := f.(io.ReaderAt); ok {
-		return ra, st.Size(), func() { f.Close() }, nil
-	}
-	b, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	return bytes.NewReader(b), int64(len(b)), func() {}, nil
 }
 
 // next returns the observations of talhão id; ids must come in increasing
