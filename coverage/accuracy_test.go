@@ -15,6 +15,7 @@ type accuracyResult struct {
 	fields, seasons         int
 	sowN, sowMissed         int
 	sowAbs                  float64 // sum of |detected − true| days
+	sowBias                 float64 // sum of detected − true, days
 	coverN                  int
 	coverAbs, coverBias     float64 // percentage points
 	declCoverN              int
@@ -70,6 +71,7 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 			}
 			r.sowN++
 			r.sowAbs += math.Abs(float64(sc.Sowing.Date.Unix())/86400 - sows[sc.Season.Label])
+			r.sowBias += float64(sc.Sowing.Date.Unix())/86400 - sows[sc.Season.Label]
 			if sc.OK {
 				e := sc.CoverPct - truths[sc.Season.Label]
 				r.coverN++
@@ -108,12 +110,13 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 // level-agreement target (≥ 95 %) an error, otherwise it is only logged
 // (the -estimator median and -noreflectance runs do not meet it:
 // docs/coverage.md). With the talhão soil fit from the readings'
-// reflectances the full harness reaches 95.8 % on its report seed, the
+// reflectances and the sowing-day anchor the full harness reaches 95.5 %
+// on its report seed (94.7 % over seven seeds, docs/coverage.md), the
 // always-on one 95.9 %.
 func checkAccuracy(t *testing.T, r accuracyResult, strictLevel bool) {
 	t.Logf("talhões %d, seasons %d", r.fields, r.seasons)
-	t.Logf("sowing detected in %d of %d seasons (%.1f %%); MAE %.2f days (target ≤ 7)",
-		r.sowN, r.seasons, 100*float64(r.sowN)/float64(r.seasons), r.sowMAE())
+	t.Logf("sowing detected in %d of %d seasons (%.1f %%); MAE %.2f days (target ≤ 7), bias %+.2f days",
+		r.sowN, r.seasons, 100*float64(r.sowN)/float64(r.seasons), r.sowMAE(), r.sowBias/float64(r.sowN))
 	t.Logf("straw cover (detected sowing): %d seasons read, MAE %.2f pp (target ≤ 5), bias %+.2f pp",
 		r.coverN, r.coverMAE(), r.coverBias/float64(r.coverN))
 	t.Logf("straw cover (true sowing declared): %d seasons read, MAE %.2f pp", r.declCoverN, r.declCoverAbs/float64(r.declCoverN))
@@ -147,7 +150,7 @@ func TestAccuracySmall(t *testing.T) {
 	}
 	// The default configuration (unmixing with the talhão soil fit) must
 	// meet all three targets of issue 10 here: 150 talhões give cover MAE
-	// 2.52 pp and level agreement 139 / 145 = 95.9 % (138 needed). Without
+	// 2.45 pp and level agreement 139 / 145 = 95.9 % (138 needed). Without
 	// the soil fit (-noreflectance) they gave 3.03 pp and 92.4 %, with the
 	// median NDTI 4.0 pp and 86 %.
 	def := *accEstimator == "" && !*noReflectance && !testing.Short()

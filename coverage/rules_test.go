@@ -207,6 +207,17 @@ func TestCellCoverUnmix(t *testing.T) {
 		// 1 − 0.5·(k+5)/25, days 20–29 hold 0.5: (14.2 + 5)/30 = 0.64.
 		{"anchor before the window", []Obs{at(35, 0, 1), at(10, 0, 0.5)}, 64, 1, true, Params{}},
 		{"anchor alone is not a reading", []Obs{at(35, 0, 1), at(-3, 0, 1)}, nan, 0, false, Params{}},
+		// Soil is not revolved after sowing: a reading after it shows the
+		// ground of the sowing day and anchors the window's end there.
+		// 0.8 read 10 days before (day 20), 0.2 after sowing (day 30):
+		// days 0–20 hold 0.8, days 21–29 follow the line to 0.2:
+		// (21·0.8 + 9·0.8 − 0.06·45)/30 = 0.71.
+		{"after sowing anchors the sowing day", []Obs{at(10, 0, 0.8), at(-5, 0, 0.2)}, 71, 1, true, Params{}},
+		{"after sowing, whatever the day", []Obs{at(10, 0, 0.8), at(-12, 0, 0.2)}, 71, 1, true, Params{}},
+		// An emerging canopy (20 % green) over ground with 20 % straw
+		// (0.16 of the pixel) reads as the ground's straw share, 0.2.
+		{"after sowing, ground around the canopy", []Obs{at(10, 0, 0.8), at(-12, 0.2, 0.16)}, 71, 1, true, Params{}},
+		{"after sowing, readings averaged", []Obs{at(10, 0, 0.8), at(-3, 0, 0.1), at(-8, 0, 0.3)}, 71, 1, true, Params{}},
 		{"no anchors", []Obs{at(35, 0, 1), at(10, 0, 0.5)}, 50, 1, true, Params{AnchorDays: -1}},
 		{"same-day readings averaged", []Obs{at(10, 0, 0.4), at(10, 0, 0.6)}, 50, 2, true, Params{}},
 		{"outside the triangle dropped", []Obs{{Date: sow.AddDate(0, 0, -4), NDVI: -0.2, NDTI: 0.5}, at(8, 0, 0.7)}, 70, 1, true, Params{}},

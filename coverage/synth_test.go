@@ -46,7 +46,7 @@ func newSynthField(rng *rand.Rand, o synthOptions) synthField {
 	mask := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: o.cloudScale, ResidueProb: -1})
 	f := synthField{sc: sc}
 	for c := 0; c < o.nCells; c++ {
-		obs := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: 1e-9})
+		obs := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: 1e-9, Noise: *obsNoise})
 		cell := make([]Obs, len(obs))
 		for i, ob := range obs {
 			cell[i] = Obs{Date: ob.Date, NDVI: ob.R.NDVI(), NDTI: ob.R.NDTI()}
@@ -71,3 +71,9 @@ func (f synthField) trueSowing(s Season) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// obsNoise is the additive reflectance noise of the synthetic readings
+// (pheno.ObsOptions.Noise; 0 = pheno's default 0.006). Diagnostics only:
+// -obsnoise 1e-9 measures how far the design goes without it
+// (docs/coverage.md).
+var obsNoise = flag.Float64("obsnoise", 0, "additive reflectance noise of the synthetic readings (0 = pheno default 0.006; diagnostics)")

@@ -93,7 +93,11 @@ func newUnmixer(green, straw, soil Endmember) (unmix.Unmixer, bool) {
 // or a desiccation inside the window weighs by the days it covers, as in the
 // truth the indicator asks for (the window's mean visible straw). The
 // readings outside the window only anchor that interpolation: a cell needs
-// at least one reading inside it, and nObs counts only those.
+// at least one reading inside it, and nObs counts only those. Readings on or
+// after the sowing day anchor the window's end at the sowing day itself
+// (averaged, as the straw share of the ground around the emerging canopy,
+// s/(1−g)): soil is not revolved after sowing, so a drop of the straw that
+// appears only after sowing happened before it, inside the window.
 func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
 	if !ok {
@@ -118,7 +122,18 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 		if g < -p.HazeGreen {
 			continue
 		}
-		rs = append(rs, reading{d.Sub(from).Hours() / 24, s})
+		day := d.Sub(from).Hours() / 24
+		if !d.Before(sow) {
+			// After sowing the ground is the one the seeder left (no
+			// revolving after sowing, decay negligible over days): the
+			// reading stands for the sowing day, as the straw share of the
+			// ground around any emerging canopy.
+			day = float64(p.WindowDays)
+			if g > 0 {
+				s /= 1 - g
+			}
+		}
+		rs = append(rs, reading{day, s})
 		if !d.Before(from) && d.Before(sow) {
 			inside++
 		}
