@@ -270,12 +270,15 @@ func TestAccuracy(t *testing.T) {
 	// Issue 3 targets precision ≥ 0.90, recall ≥ 0.90 and a median dating
 	// error ≤ one revisit. The talhão (what SINM receives) meets them, on
 	// this tuning set and on the held-out set (-accuracy), so its recall
-	// target is asserted. A single cell does NOT meet the recall target (≈
-	// 0.8: one pixel's straw/soil noise σ ≈ 0.1 hides chisel passes and
-	// tillage seen through long cloudy gaps, see docs/tillage.md); its
-	// floor guards the measured level against regressions and is not the
-	// target.
-	recallMin := map[string]float64{"cell": 0.75, "talhão": 0.90}
+	// target is asserted. A single cell is at the edge of the recall
+	// target: 0.902 at precision 0.902 on the held-out set, 0.911 on this
+	// small run, but 0.89 on the full tuning set (1,000–4,000 series of
+	// each class), so it is not asserted: about 4 % of the tillages have
+	// no confirmable clear date before the canopy closes, and one pixel's
+	// noise (σ of the straw share ≈ 0.09) hides part of the chisel and
+	// subsoil passes (docs/tillage.md). The cell floor guards the measured
+	// level against regressions and is not the target.
+	recallMin := map[string]float64{"cell": 0.85, "talhão": 0.90}
 	// IN 2.3 III: the headland revolving itself must make no event, and
 	// border cells must never make or unmake one. Interior false events
 	// that happen to fall near the headland date (they stay when the

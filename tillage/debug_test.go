@@ -3,7 +3,6 @@ package tillage
 import (
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -19,7 +18,8 @@ import (
 // tallies why the straw-drop test rejected them; TestDebugFP lists false
 // cell breaks with the crop calendar around them; TestDebugTune runs the
 // harness at 1,000 cells + 400 talhões with knobs from the environment (K,
-// CELLK, RRATIO, RRATIOC, RGAP, RCROPD, RMIN, RMAXG).
+// CELLK, RRATIO, RRATIOC, RGAP, RHALF, RGAPL, RPREG, RCONFTOL, TRIM, Z1F,
+// RCROPD, RMIN, RMAXG, ...; see debugParams).
 var tilldebug = flag.Bool("tilldebug", false, "print tillage harness diagnostics on the tuning seed")
 
 func TestDebugFN(t *testing.T) {
@@ -110,6 +110,7 @@ func TestDebugFN(t *testing.T) {
 						w += "," + why(cs, j+1, p, sg.r)
 					}
 					cat["why "+w]++
+					fmt.Fprintf(&sb, " WHY=%s", w)
 					break
 				}
 			}
@@ -142,6 +143,9 @@ func TestDebugTune(t *testing.T) {
 	n, nT := 1000, 400
 	if v := os.Getenv("NT"); v != "" {
 		nT, _ = strconv.Atoi(v)
+	}
+	if v := os.Getenv("N"); v != "" {
+		n, _ = strconv.Atoi(v)
 	}
 	cell, talhao, bs, _ := runAccuracyT(testGenerator(), p, n, nT, 1)
 	t.Logf("\ncell   : %v\ntalhão : %v\n%v", cell, talhao, bs)
@@ -214,75 +218,18 @@ func TestDebugFP(t *testing.T) {
 	}
 }
 
-// why replicates strawDropAt and names the first failed condition.
+// why names the first condition of the straw-drop test (strawDrop) that
+// rejects cs[j] as the first post-break observation (with the z of the
+// shift when that is the one), or "ok".
 func why(cs []clearObs, j int, p Params, sigma float64) string {
-	n := len(cs)
-	c := cs[j]
-	if c.green > rMaxGreen {
-		return "green1"
+	b, w := strawDrop(cs, j, p, sigma, make([]float64, 0, len(cs)), make([]float64, 0, 16))
+	switch w {
+	case "":
+		w = "ok"
+	case "z":
+		w = fmt.Sprintf("z%.0f", b.MagnitudeSigma)
 	}
-	if c.date.Sub(cs[j-1].date).Hours() > rMaxGap*24 {
-		return "gap"
-	}
-	ratio := rRatio
-	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date).Hours() <= rCropDays*24; i-- {
-		if cs[i].green >= rCropGreen {
-			ratio = rRatioCrop
-			break
-		}
-	}
-	var v []float64
-	window := time.Duration(p.PreWindowDays) * 24 * time.Hour
-	for i := j - 1; i >= 0 && len(v) < p.PreObs+rExtraPre; i-- {
-		if cs[j-1].date.Sub(cs[i].date) > window {
-			break
-		}
-		if cs[i].green <= rMaxGreen {
-			v = append(v, cs[i].strawShare())
-		}
-	}
-	if len(v) == 0 {
-		return "nopre"
-	}
-	npre := len(v)
-	pre := median(v)
-	if pre < rMinStraw {
-		return "lowpre"
-	}
-	hi := ratio * pre
-	if cs[j-1].green <= rMaxGreen && cs[j-1].strawShare() <= hi {
-		return "lastpre"
-	}
-	var post []float64
-	for i := j; i < n && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
-		x := cs[i]
-		if x.green > rMaxGreen || x.date.After(c.date.Add(persistDays*24*time.Hour)) {
-			break
-		}
-		r := x.strawShare()
-		if len(post) <= p.ConfirmObs && r > hi {
-			if ratio < rRatio {
-				return "confirm-crop"
-			}
-			return "confirm"
-		}
-		post = append(post, r)
-	}
-	if len(post) < p.ConfirmObs+1 {
-		return "npost"
-	}
-	postLvl := median(post)
-	if postLvl > hi {
-		return "postlvl"
-	}
-	z := (pre - postLvl) / (sigma * math.Sqrt(1/float64(npre)+1/float64(len(post))))
-	if z <= p.K {
-		return fmt.Sprintf("z%.0f", z)
-	}
-	if z1 := (pre - c.strawShare()) / (sigma * math.Sqrt(1/float64(npre)+1)); z1 <= p.K/2 {
-		return "z1"
-	}
-	return "ok"
+	return w
 }
 
 // debugParams returns DefaultParams and sets the straw-drop knobs, with
@@ -294,6 +241,14 @@ func debugParams() Params {
 	envF("RMIN", &rMinStraw)
 	envF("RRATIO", &rRatio)
 	envF("RGAP", &rMaxGap)
+	envF("RPREG", &rPreGreen)
+	envF("RCONFTOL", &rConfirmTol)
+	envF("RHALF", &rHalfLife)
+	envF("RGAPL", &rMaxGapLong)
+	envF("TRIM", &levelTrim)
+	envF("Z1F", &firstObsK)
+	envF("CONFK", &confirmK)
+	envF("SZ1F", &soilFirstK)
 	envF("RRATIOC", &rRatioCrop)
 	envI := func(name string, v *int) {
 		if s := os.Getenv(name); s != "" {
