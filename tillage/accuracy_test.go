@@ -10,7 +10,10 @@ import (
 	"time"
 )
 
-var accuracy = flag.Bool("accuracy", false, "run the full tillage accuracy harness (≥1,000 synthetic cell series with tillage and as many without)")
+var (
+	accuracy = flag.Bool("accuracy", false, "run the full tillage accuracy harness (≥1,000 synthetic cell series with tillage and as many without)")
+	accSeed  = flag.Uint64("accseed", 2, "seed of the full harness (-accuracy); 1 is the tuning set")
+)
 
 // generator makes synthetic talhões with known tillage dates. truth holds
 // the dates of talhão-wide tillage (none when only border cells were
@@ -254,7 +257,7 @@ func TestAccuracy(t *testing.T) {
 	// full run draws a different set (seed 2) so its figures are held out.
 	n, nT, seed := 200, 200, uint64(1)
 	if *accuracy {
-		n, nT, seed = 1000, 1000, 2
+		n, nT, seed = 1000, 1000, *accSeed
 	}
 	g := testGenerator()
 	cell, talhao, bs, ta := runAccuracyT(g, p, n, nT, seed)
