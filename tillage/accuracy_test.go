@@ -272,16 +272,19 @@ func TestAccuracy(t *testing.T) {
 	const revisitDays = 5
 	// Issue 3 targets precision ≥ 0.90, recall ≥ 0.90 and a median dating
 	// error ≤ one revisit. The talhão (what SINM receives) meets them, on
-	// this tuning set and on the held-out set (-accuracy), so its recall
-	// target is asserted. A single cell is at the edge of the recall
-	// target: 0.902 at precision 0.902 on the held-out set, 0.911 on this
-	// small run, but 0.89 on the full tuning set (1,000–4,000 series of
-	// each class), so it is not asserted: about 4 % of the tillages have
-	// no confirmable clear date before the canopy closes, and one pixel's
-	// noise (σ of the straw share ≈ 0.09) hides part of the chisel and
-	// subsoil passes (docs/tillage.md). The cell floor guards the measured
-	// level against regressions and is not the target.
-	recallMin := map[string]float64{"cell": 0.85, "talhão": 0.90}
+	// this tuning set and on every held-out seed (-accuracy), so its
+	// recall target is asserted. A single cell now meets them too at K 3:
+	// 0.933 / 0.915 on the 4,000 + 4,000 tuning set, 0.937 / 0.913 on the
+	// 1,000 + 1,000 one, and, measured once on fresh seeds 9–14, 0.926–
+	// 0.943 / 0.907–0.928 (pooled 0.932 / 0.915; seed 2: 0.922 / 0.922).
+	// The recall margin of the worst seed (0.007) is one standard error
+	// of a 1,000-series run, so 0.90 is logged, not asserted: about 4 %
+	// of the tillages have no confirmable clear date before the canopy
+	// closes, and one pixel's noise (σ of the straw share ≈ 0.09) hides
+	// part of the chisel and subsoil passes (docs/tillage.md). The cell
+	// floor (lowest measured 0.907 minus two standard errors) guards the
+	// measured level against regressions.
+	recallMin := map[string]float64{"cell": 0.89, "talhão": 0.90}
 	// IN 2.3 III: the headland revolving itself must make no event, and
 	// border cells must never make or unmake one. Interior false events
 	// that happen to fall near the headland date (they stay when the

@@ -99,7 +99,7 @@ func TestDebugFN(t *testing.T) {
 				if !cs[j].date.Before(tr) && j > 0 {
 					s5 := 999.0
 					for k := j - 1; k >= 0; k-- {
-						if cs[k].green >= rCropGreen {
+						if cs[k].green >= 0.5 {
 							s5 = cs[j].date.Sub(cs[k].date).Hours() / 24
 							break
 						}
@@ -207,7 +207,7 @@ func TestDebugFP(t *testing.T) {
 			fmt.Fprintf(&sb, " |")
 			for _, c := range cs {
 				dd := int(c.date.Sub(d.Date).Hours() / 24)
-				if dd < -35 || dd > 30 {
+				if dd < -dbgBack || dd > 30 {
 					continue
 				}
 				gt, st, _ := sc.Fractions(c.date)
@@ -236,8 +236,6 @@ func why(cs []clearObs, j int, p Params, sigma float64) string {
 // overrides from the environment.
 func debugParams() Params {
 	envF("RMAXG", &rMaxGreen)
-	envF("RCROPG", &rCropGreen)
-	envF("RCROPD", &rCropDays)
 	envF("RMIN", &rMinStraw)
 	envF("RRATIO", &rRatio)
 	envF("RGAP", &rMaxGap)
@@ -249,14 +247,17 @@ func debugParams() Params {
 	envF("Z1F", &firstObsK)
 	envF("CONFK", &confirmK)
 	envF("SZ1F", &soilFirstK)
-	envF("RRATIOC", &rRatioCrop)
 	envI := func(name string, v *int) {
 		if s := os.Getenv(name); s != "" {
 			*v, _ = strconv.Atoi(s)
 		}
 	}
 	envI("REXTRA", &rExtraPre)
-	envF("RCROPG1", &rCropG1)
+	envF("RNEWG", &rNewGreen)
+	envF("RDROP", &rDroppedRatio)
+	envF("RDEEP", &rDeepRatio)
+	envI("RPREMIN", &rPreMin)
+	envI("DBGBACK", &dbgBack)
 	p := DefaultParams()
 	envI("PREOBS", &p.PreObs)
 	envI("PREWIN", &p.PreWindowDays)
@@ -313,3 +314,5 @@ func TestDebugBorder(t *testing.T) {
 		}
 	}
 }
+
+var dbgBack = 35

@@ -26,10 +26,12 @@ type Params struct {
 	// 6.8, "desvio-padrão superior ao limiar histórico"): z = (post −
 	// pre)/√(SE²pre + SE²post), each level's standard error from σ, the
 	// number of observations and their canopy (see level, medianVar).
-	// Default 3.75: on the tuning set (4,000 + 4,000 pheno cell series)
-	// single-cell precision / recall are 0.908 / 0.900 at 3.5, 0.925 /
-	// 0.891 at 3.75 and 0.938 / 0.881 at 4; 3.75 keeps a precision margin
-	// of two standard errors of the seed-to-seed spread (docs/tillage.md).
+	// Default 3: on the tuning set (4,000 + 4,000 pheno cell series)
+	// single-cell precision / recall are 0.918 / 0.919 at 2.75, 0.933 /
+	// 0.915 at 3, 0.946 / 0.910 at 3.25 and 0.958 / 0.903 at 3.5; recall
+	// hardly grows below 3 while precision falls, and 3 keeps a precision
+	// margin of over two standard errors of the seed-to-seed spread
+	// (docs/tillage.md).
 	K float64
 	// MinSigma is the floor of σ, in the units of the series (fraction for
 	// DetectCell, index units for Breaks): it stops a series that happens
@@ -103,7 +105,7 @@ type Params struct {
 // docs/tillage.md for where each value comes from).
 func DefaultParams() Params {
 	return Params{
-		K:               3.75,
+		K:               3,
 		MinSigma:        0.01,
 		PreObs:          3,
 		PreWindowDays:   30,
@@ -228,8 +230,10 @@ type clearObs struct {
 // Or, second test, the straw share of the ground not hidden by canopy, r =
 // straw/(straw+soil), drops by more than K standard errors of the cell's
 // own σ of r to a fraction of its level (chisel passes that leave 30–50 %
-// of the straw; tillage first seen through an emerging crop), confirmed
-// the same way (see strawDropAt).
+// of the straw; ploughing first seen through an emerging crop), measured
+// from a level seen on at least two dates (a single date can be the
+// standing dry canopy before a harvest) and confirmed the same way (see
+// strawDropAt).
 // Harvest and desiccation turn green into straw, not soil, and do not fire;
 // green-up lowers the soil fraction and leaves r unchanged; a single
 // unflagged cloud is not confirmed. Observations with a NaN index, or far
@@ -641,21 +645,19 @@ var (
 	// rMaxGreen is the canopy cover up to which r is read (above it the
 	// ground seen is too small), as maxGreenSeen.
 	rMaxGreen = 0.6
-	// rCropGreen and rCropDays: a crop canopy (green ≥ rCropGreen) seen
-	// within rCropDays before the candidate means a harvest may be under
-	// way, and a harvest drops r too (the senescent canopy reads as straw
-	// and becomes less ground straw than it covered: soybean leaves
-	// 45–65 %), so the drop must then reach rRatioCrop.
-	rCropGreen = 0.5
-	rCropDays  = 90.0
 	// rMinStraw is the pre-break straw share below which a drop cannot be
 	// told from noise.
 	rMinStraw = 0.25
-	// rRatio and rRatioCrop bound the post-break straw share relative to
-	// the pre-break one: tillage keeps 3–50 % of the straw (ploughing
-	// 3–10, harrowing 10–25, chiselling 30–45, subsoiling 35–50 %).
-	rRatio     = 0.6
-	rRatioCrop = 0.45
+	// rRatio bounds the post-break straw share relative to the pre-break
+	// one: tillage keeps 3–50 % of the straw (ploughing 3–10, harrowing
+	// 10–25, chiselling 30–45, subsoiling 35–50 %). One value for every
+	// cell: a harvest drops r too (the standing dry canopy reads as straw,
+	// r ≈ 1, and the soybean harvest leaves 45–65 % of the ground
+	// covered), and rPreMin and rNewGreen, not a tighter ratio after a
+	// crop canopy, keep it out. Tuning set (4,000 + 4,000 cells, K 3):
+	// 0.5 / 0.55 / 0.6 → precision 0.948 / 0.933 / 0.900, recall 0.896 /
+	// 0.915 / 0.922.
+	rRatio = 0.55
 	// rMaxGap, rHalfLife and rMaxGapLong: a break is a step between two
 	// clear dates, not the slow loss of straw to decomposition across a
 	// cloudy gap. Up to rMaxGap days between the last pre-break and the
@@ -688,12 +690,45 @@ var (
 	// weighted means): 0 → 3 raised cell recall 0.796 → 0.822 at precision
 	// 0.937 → 0.932 (docs/tillage.md).
 	rExtraPre = 3
-	// rCropG1: after a crop canopy, the first post-break observation must
-	// show at most this much new canopy. Tillage after a harvest leaves the
-	// field bare; a drop first seen under an emerging canopy is the harvest
+	// rPreMin is the least number of observations in the pre-break level
+	// of r. A straw level seen on a single date cannot be told from the
+	// standing dry canopy of a crop about to be harvested, which reads as
+	// straw (r ≈ 1) until the harvest: in the cloudy months a soybean
+	// canopy is often seen once, dry, between clouds, and next after the
+	// harvest, whose residue (45–65 % of the ground) is the drop of r a
+	// chisel pass also makes. Two clear dates within PreWindowDays, with
+	// the last one undropped, make it a level on the ground (or the drop
+	// a step after a seen harvest). Tuning set (4,000 + 4,000 cells, K
+	// 3): 1 / 2 / 3 → false cell breaks 988 / 437 / 376, true ones 6147 /
+	// 6134 / 6079. It is what let the former crop gate (ratio 0.45 and
+	// rNewGreen only within 90 days of a green canopy, which missed the
+	// harvests the clouds hid for longer) become one gate for all cells:
+	// at K 3.75, former gates 0.925 / 0.891, + rPreMin 2 0.942 / 0.890.
+	rPreMin = 2
+	// rNewGreen and rDeepRatio: the first post-break observation must show
+	// at most rNewGreen of canopy (about the noise of the green fraction
+	// on bare ground, whose observations scatter within ±0.05) unless the
+	// post level is below rDeepRatio of the pre level (ploughing and
+	// harrowing keep ≤ 25 % of the straw, a harvest ≥ 45 %: a ploughing
+	// first seen through the emerging crop, unit test). Tillage leaves the
+	// field bare; a drop first seen under an emerging canopy is a harvest
 	// followed by the next crop sown into its straw (safrinha after
-	// soybean). Tuning set: cell false breaks 133 → 119, no true one lost.
-	rCropG1 = 0.1
+	// soybean, a cover crop). Tuning set (K 3): rNewGreen 0.1 / 0.075 /
+	// 0.05 / none → precision 0.922 / 0.927 / 0.933 / 0.878 at recall
+	// 0.917 / 0.917 / 0.915 / 0.918; the rDeepRatio exception costs 23
+	// false breaks (0.937 / 0.915 without it) and keeps ploughing under an
+	// emerging crop detectable.
+	rNewGreen  = 0.05
+	rDeepRatio = 0.25
+	// rDroppedRatio: the last pre-break observation has already dropped
+	// (the series is a ramp, or the break is earlier) when at or below
+	// rDroppedRatio × the pre level (or the ratio gate, if higher), or
+	// within σ/2 above it while confirmK·K standard errors below the pre
+	// level. It is the former ratio gate, kept apart from rRatio: with the
+	// 0.55 gate alone the straw-drop test fires on fast straw decay (unit
+	// test "slow straw decay to soil"). Tuning set (K 3): 0.55 / 0.6 /
+	// 0.65 → 0.932 / 0.917, 0.933 / 0.915, 0.935 / 0.913.
+	rDroppedRatio = 0.6
 	// levelTrim: pre- and post-break levels are weighted means of the
 	// observations within levelTrim σ of their median (see level).
 	levelTrim = 3.0
@@ -703,12 +738,14 @@ var (
 	// straw-drop test beyond confirmK·K. Tuning set: firstObsK 0.5 → 0.6
 	// removed 13 of 141 false cell breaks (noise-low observations just
 	// before a tillage, which dated it early) and no true one. The soil
-	// test needs 0.75 (2.6 standard errors at the default K, about the 2.5
-	// that K/2 gave at the former K = 5): below that it fires on fast straw
-	// decay, a ramp rather than a step (unit test "slow straw decay to
-	// soil"); on the tuning set it costs no true cell break.
+	// test needs about 2.6–2.8 standard errors on the first observation
+	// (0.75 at the former K 3.75, 0.9 at K 3: 2.7): below that it fires
+	// on fast straw decay, a ramp rather than a step (unit test "slow
+	// straw decay to soil"). Tuning set (4,000 + 4,000 cells, K 3):
+	// soilFirstK 0.75 / 0.9 / 1 → 0.922 / 0.917, 0.933 / 0.915, 0.939 /
+	// 0.912.
 	firstObsK  = 0.6
-	soilFirstK = 0.75
+	soilFirstK = 0.9
 	confirmK   = 0.5
 )
 
@@ -719,14 +756,16 @@ var (
 // emerging crop until the next harvest adds residue; green-up alone leaves
 // r unchanged, so it never fires. A break needs: the first post-break
 // observation within rMaxGapLong days of the last pre-break one, with
-// canopy ≤ rMaxGreen; a pre-break level (mean r of up to PreObs +
-// rExtraPre observations within PreWindowDays, canopy ≤ rPreGreen; see
-// level) of at least rMinStraw, the last pre-break observation not yet
-// dropped; the first observation and the mean of up to PersistObs ones
-// within 60 days before the canopy closes at most rRatio (rRatioCrop after
-// a crop canopy, and then with at most rCropG1 new canopy on the first
-// post-break date) of the pre-break level, times the decomposition bound
-// of a gap longer than rMaxGap; the next ConfirmObs observations at most
+// canopy ≤ rMaxGreen; a pre-break level (mean r of at least rPreMin and
+// up to PreObs + rExtraPre observations within PreWindowDays, canopy ≤
+// rPreGreen; see level) of at least rMinStraw, the last pre-break
+// observation not yet dropped (rDroppedRatio); the first observation and
+// the mean of up to PersistObs ones within 60 days before the canopy
+// closes at most rRatio of the pre-break level, times the decomposition
+// bound of a gap longer than rMaxGap; at most rNewGreen of canopy on the
+// first post-break date unless the mean is below rDeepRatio of the pre
+// level (a harvest followed by a crop sown into its straw is not
+// tillage); the next ConfirmObs observations at most
 // rConfirmTol above that and each confirmK·K standard errors below the pre
 // level; the mean below the pre-break level by more than K standard
 // errors of the cell's own σ of r, and the first observation alone by
@@ -781,20 +820,10 @@ func strawDrop(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 	if r1 > rRatio*pre*decay { // cheap rejection of most observations
 		return Break{}, "ratio"
 	}
-	ratio := rRatio
-	for i := j - 1; i >= 0 && c.date.Sub(cs[i].date).Hours() <= rCropDays*24; i-- {
-		if cs[i].green >= rCropGreen {
-			ratio = rRatioCrop
-			break
-		}
+	if npre < rPreMin {
+		return Break{}, "npre"
 	}
-	hi := ratio * pre * decay
-	if r1 > hi {
-		return Break{}, "ratio-crop"
-	}
-	if ratio < rRatio && c.green > rCropG1 {
-		return Break{}, "green-crop"
-	}
+	hi := rRatio * pre * decay
 	// Confirmation: each of the next ConfirmObs observations must itself
 	// lie more than confirmK·K standard errors below the pre level, and
 	// not above the ratio gate by more than rConfirmTol.
@@ -823,6 +852,9 @@ func strawDrop(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 	if postLvl > hi {
 		return Break{}, "postlvl"
 	}
+	if c.green > rNewGreen && postLvl > rDeepRatio*pre {
+		return Break{}, "green-new"
+	}
 	// The last pre-break observation must not have dropped already (else
 	// the break is earlier, or the series is a ramp — straw decaying —
 	// rather than a step): it is dropped when at or below the gate, or
@@ -831,7 +863,8 @@ func strawDrop(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 	if x := cs[j-1]; x.green <= rMaxGreen {
 		r := x.strawShare()
 		si := sigma * x.groundScale()
-		if r <= hi || (r <= hi+si/2 && (pre-r)/math.Sqrt(sePre*sePre+si*si) > confirmK*p.K) {
+		dropped := math.Max(hi, rDroppedRatio*pre*decay)
+		if r <= dropped || (r <= dropped+si/2 && (pre-r)/math.Sqrt(sePre*sePre+si*si) > confirmK*p.K) {
 			return Break{}, "lastpre"
 		}
 	}
