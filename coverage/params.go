@@ -69,10 +69,15 @@ type Params struct {
 	// endmember triangle before it is taken as unflagged haze or water and
 	// dropped; default 0.2.
 	Outside float64
-	// AnchorDays: readings up to this many days before the window and
-	// after the sowing anchor the time interpolation at the window's edges
-	// (never counted as the window's readings); default 15, negative = none.
+	// AnchorDays: readings up to this many days before the window anchor
+	// the time interpolation at the window's start (never counted as the
+	// window's readings); default 15, negative = none.
 	AnchorDays int
+	// SowAnchorDays: the first clear date within this many days after
+	// sowing anchors the window's end at the sowing day (the ground the
+	// seeder left, read around the emerging canopy; never counted as the
+	// window's readings); default 30, negative = none.
+	SowAnchorDays int
 	// HazeGreen: a reading whose green fraction is below −HazeGreen is
 	// taken as unflagged haze (haze flattens the spectrum and lowers NDVI
 	// below the soil–straw line; unmixed, it would read as extra straw,
@@ -110,6 +115,7 @@ const (
 	DefaultStrawNDTI    = 0.246
 	DefaultOutside      = 0.2
 	DefaultAnchorDays   = 15
+	DefaultSowAnchor    = 30
 	DefaultHazeGreen    = 0.08
 )
 
@@ -166,6 +172,12 @@ func (p Params) withDefaults() Params {
 		p.AnchorDays = DefaultAnchorDays
 	case p.AnchorDays < 0:
 		p.AnchorDays = 0
+	}
+	switch {
+	case p.SowAnchorDays == 0:
+		p.SowAnchorDays = DefaultSowAnchor
+	case p.SowAnchorDays < 0:
+		p.SowAnchorDays = 0
 	}
 	if p.Estimator == "" {
 		p.Estimator = "unmix"

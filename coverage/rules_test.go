@@ -217,7 +217,13 @@ func TestCellCoverUnmix(t *testing.T) {
 		// An emerging canopy (20 % green) over ground with 20 % straw
 		// (0.16 of the pixel) reads as the ground's straw share, 0.2.
 		{"after sowing, ground around the canopy", []Obs{at(10, 0, 0.8), at(-12, 0.2, 0.16)}, 71, 1, true, Params{}},
-		{"after sowing, readings averaged", []Obs{at(10, 0, 0.8), at(-3, 0, 0.1), at(-8, 0, 0.3)}, 71, 1, true, Params{}},
+		// Only the first clear date after sowing counts (later ones add
+		// the straw's decay since sowing): 0.1 at day 30, so days 21–29
+		// follow 0.8 − 0.07·k: (21·0.8 + 7.2 − 0.07·45)/30 = 0.695.
+		{"after sowing, the first date only", []Obs{at(10, 0, 0.8), at(-8, 0, 0.3), at(-3, 0, 0.1)}, 69.5, 1, true, Params{}},
+		{"after sowing, the first date's readings averaged", []Obs{at(10, 0, 0.8), at(-3, 0, 0.1), at(-3, 0, 0.3), at(-20, 0, 0.9)}, 71, 1, true, Params{}},
+		{"after sowing, 30 days at most", []Obs{at(10, 0, 0.8), at(-30, 0, 0.2)}, 80, 1, true, Params{}},
+		{"after sowing, no anchor", []Obs{at(10, 0, 0.8), at(-5, 0, 0.2)}, 80, 1, true, Params{SowAnchorDays: -1}},
 		{"no anchors", []Obs{at(35, 0, 1), at(10, 0, 0.5)}, 50, 1, true, Params{AnchorDays: -1}},
 		{"same-day readings averaged", []Obs{at(10, 0, 0.4), at(10, 0, 0.6)}, 50, 2, true, Params{}},
 		{"outside the triangle dropped", []Obs{{Date: sow.AddDate(0, 0, -4), NDVI: -0.2, NDTI: 0.5}, at(8, 0, 0.7)}, 70, 1, true, Params{}},

@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -93,20 +94,23 @@ func newUnmixer(green, straw, soil Endmember) (unmix.Unmixer, bool) {
 // or a desiccation inside the window weighs by the days it covers, as in the
 // truth the indicator asks for (the window's mean visible straw). The
 // readings outside the window only anchor that interpolation: a cell needs
-// at least one reading inside it, and nObs counts only those. Readings on or
-// after the sowing day anchor the window's end at the sowing day itself
-// (averaged, as the straw share of the ground around the emerging canopy,
-// s/(1−g)): soil is not revolved after sowing, so a drop of the straw that
-// appears only after sowing happened before it, inside the window.
+// at least one reading inside it, and nObs counts only those. The first
+// clear date on or after the sowing day (up to SowAnchorDays after it)
+// anchors the window's end at the sowing day itself (its readings
+// averaged, each as the straw share of the ground around the emerging
+// canopy, s/(1−g)): soil is not revolved after sowing, so a drop of the
+// straw that appears only after sowing happened before it, inside the
+// window.
 func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
 	if !ok {
 		return math.NaN(), 0, false
 	}
-	lo, hi := from.AddDate(0, 0, -p.AnchorDays), sow.AddDate(0, 0, p.AnchorDays)
+	lo, hi := from.AddDate(0, 0, -p.AnchorDays), sow.AddDate(0, 0, p.SowAnchorDays)
 	type reading struct{ day, straw float64 }
 	var rs []reading
 	inside := 0
+	var firstAfter time.Time // the first clear date on or after sowing
 	for _, o := range obs {
 		d := grid.Date(o.Date)
 		if d.Before(lo) || !d.Before(hi) {
@@ -125,9 +129,17 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 		day := d.Sub(from).Hours() / 24
 		if !d.Before(sow) {
 			// After sowing the ground is the one the seeder left (no
-			// revolving after sowing, decay negligible over days): the
-			// reading stands for the sowing day, as the straw share of the
-			// ground around any emerging canopy.
+			// revolving after sowing): the first clear date after it
+			// stands for the sowing day, as the straw share of the ground
+			// around any emerging canopy. Later dates only add the
+			// decay since sowing.
+			if !firstAfter.IsZero() && d.After(firstAfter) {
+				continue
+			}
+			if firstAfter.IsZero() || d.Before(firstAfter) {
+				firstAfter = d
+				rs = slices.DeleteFunc(rs, func(r reading) bool { return r.day >= float64(p.WindowDays) })
+			}
 			day = float64(p.WindowDays)
 			if g > 0 {
 				s /= 1 - g
