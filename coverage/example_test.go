@@ -10,7 +10,7 @@ import (
 )
 
 // A talhão of two cells in no-till: a soybean crop sown each mid-October
-// on 70 % straw. Assess finds each sowing from NDVI (here a day late)
+// on 70 % straw. Assess finds each sowing from NDVI (here a day or two late)
 // and reads the straw cover in the 30 days before it, unmixing each
 // reading into green, straw and soil.
 func ExampleAssess() {
@@ -34,7 +34,7 @@ func ExampleAssess() {
 	}
 	fmt.Printf("C = %.0f %%, level %d\n", c.Pct, c.Level)
 	// Output:
-	// 2023/2024 sowing 2023-10-16 (detected, decêndio 29) cover 70 % from 2 cells
+	// 2023/2024 sowing 2023-10-17 (detected, decêndio 29) cover 70 % from 2 cells
 	// 2024/2025 sowing 2024-10-16 (detected, decêndio 29) cover 70 % from 2 cells
 	// 2025/2026 sowing 2025-10-16 (detected, decêndio 29) cover 70 % from 2 cells
 	// C = 70 %, level 3

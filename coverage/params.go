@@ -27,8 +27,9 @@ type Params struct {
 	// LagDays is, by crop, the days from sowing to the green-up crossing
 	// at GreenUp: emergence (5–10 days, ZARC) plus the days the young canopy
 	// takes to lift NDVI over the threshold. Defaults (calibrated for
-	// GreenUp 0.3, docs/coverage.md): soja 26, milho 30. Set it again when
-	// changing GreenUp.
+	// GreenUp 0.3, docs/coverage.md: the mean lag, so that detected dates
+	// are unbiased): soja 25.7, milho 29.6. Set it again when changing
+	// GreenUp.
 	LagDays map[grid.Crop]float64
 	// Windows are the plausible sowing windows of the main crop, as first
 	// and last month-day within the agricultural year; defaults: soja
@@ -120,7 +121,7 @@ const (
 )
 
 // DefaultLagDays are the default LagDays.
-var DefaultLagDays = map[grid.Crop]float64{grid.Soja: 26, grid.Milho: 30}
+var DefaultLagDays = map[grid.Crop]float64{grid.Soja: 25.7, grid.Milho: 29.6}
 
 // lag returns the sowing-to-green-up lag of crop, in days.
 func (p Params) lag(crop grid.Crop) float64 {
