@@ -70,8 +70,9 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 				continue
 			}
 			r.sowN++
-			r.sowAbs += math.Abs(float64(sc.Sowing.Date.Unix())/86400 - sows[sc.Season.Label])
-			r.sowBias += float64(sc.Sowing.Date.Unix())/86400 - sows[sc.Season.Label]
+			e := float64(sc.Sowing.Date.Unix())/86400 - sows[sc.Season.Label]
+			r.sowAbs += math.Abs(e)
+			r.sowBias += e
 			if sc.OK {
 				e := sc.CoverPct - truths[sc.Season.Label]
 				r.coverN++

@@ -168,18 +168,17 @@ func (p Params) withDefaults() Params {
 	}
 	def(&p.Outside, DefaultOutside)
 	def(&p.HazeGreen, DefaultHazeGreen)
-	switch {
-	case p.AnchorDays == 0:
-		p.AnchorDays = DefaultAnchorDays
-	case p.AnchorDays < 0:
-		p.AnchorDays = 0
+	// Anchor spans: 0 takes the default, negative means none.
+	days := func(v *int, d int) {
+		switch {
+		case *v == 0:
+			*v = d
+		case *v < 0:
+			*v = 0
+		}
 	}
-	switch {
-	case p.SowAnchorDays == 0:
-		p.SowAnchorDays = DefaultSowAnchor
-	case p.SowAnchorDays < 0:
-		p.SowAnchorDays = 0
-	}
+	days(&p.AnchorDays, DefaultAnchorDays)
+	days(&p.SowAnchorDays, DefaultSowAnchor)
 	if p.Estimator == "" {
 		p.Estimator = "unmix"
 	}

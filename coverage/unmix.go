@@ -133,14 +133,14 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 			// stands for the sowing day, as the straw share of the ground
 			// around any emerging canopy. Later dates only add the
 			// decay since sowing.
-			if !firstAfter.IsZero() && d.After(firstAfter) {
+			day = float64(p.WindowDays)
+			switch {
+			case firstAfter.IsZero() || d.Before(firstAfter):
+				firstAfter = d
+				rs = slices.DeleteFunc(rs, func(r reading) bool { return r.day >= day })
+			case d.After(firstAfter):
 				continue
 			}
-			if firstAfter.IsZero() || d.Before(firstAfter) {
-				firstAfter = d
-				rs = slices.DeleteFunc(rs, func(r reading) bool { return r.day >= float64(p.WindowDays) })
-			}
-			day = float64(p.WindowDays)
 			if g > 0 {
 				s /= 1 - g
 			}
