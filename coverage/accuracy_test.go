@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 // accuracyResult gathers the harness figures.

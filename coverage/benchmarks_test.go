@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 // BenchmarkAssess measures Assess per talhão: four years of Sentinel-2

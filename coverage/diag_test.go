@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 var covdiag = flag.Bool("covdiag", false, "run the straw-cover error breakdown (diagnostics)")

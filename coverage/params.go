@@ -89,7 +89,7 @@ type Params struct {
 	// when at least MinSoilFitObs readings of the talhão carry all four
 	// reflectances (Obs.Red..SWIR2) and neither Soil nor BareNDTI is set,
 	// Assess replaces the Soil endmember by the talhão's own soil, fitted
-	// from those reflectances (unmix.FitSoil: DefaultSoilSpectrum scaled in
+	// from those reflectances (spectral.FitSoil: DefaultSoilSpectrum scaled in
 	// brightness and in SWIR1; docs/coverage.md).
 	NoSoilFit bool
 }

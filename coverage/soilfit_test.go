@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/unmix"
+	"github.com/manejo/manejo/spectral"
 )
 
 // soilField returns nCells cells read every 5 days over three agricultural
@@ -14,9 +14,9 @@ import (
 // 0.053) than DefaultSoilSpectrum; with or without the reflectances.
 func soilField(withBands bool) [][]Obs {
 	d := DefaultSoilSpectrum
-	soil := unmix.Spectrum{Red: d.Red * 0.93, NIR: d.NIR * 0.93, SWIR1: d.SWIR1 * 0.93 * 1.03, SWIR2: d.SWIR2 * 0.93}
+	soil := spectral.Spectrum{Red: d.Red * 0.93, NIR: d.NIR * 0.93, SWIR1: d.SWIR1 * 0.93 * 1.03, SWIR2: d.SWIR2 * 0.93}
 	g, s := DefaultGreenSpectrum, DefaultStrawSpectrum
-	r := unmix.Spectrum{
+	r := spectral.Spectrum{
 		Red:   0.05*g.Red + 0.4*s.Red + 0.55*soil.Red,
 		NIR:   0.05*g.NIR + 0.4*s.NIR + 0.55*soil.NIR,
 		SWIR1: 0.05*g.SWIR1 + 0.4*s.SWIR1 + 0.55*soil.SWIR1,

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 var (

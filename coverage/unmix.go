@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/unmix"
+	"github.com/manejo/manejo/spectral"
 )
 
 // Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
 // and band brightness.
-type Endmember = unmix.Endmember
+type Endmember = spectral.Endmember
 
 // Default endmembers: typical Sentinel-2/Landsat surface reflectances of a
 // closed soybean/maize canopy, dry crop straw and a dry red oxisol
@@ -31,14 +31,14 @@ var (
 // The default endmembers as surface reflectance spectra (the same
 // sources); the talhão soil fit starts from DefaultSoilSpectrum.
 var (
-	DefaultGreenSpectrum = unmix.Spectrum{Red: 0.035, NIR: 0.45, SWIR1: 0.22, SWIR2: 0.10}
-	DefaultStrawSpectrum = unmix.Spectrum{Red: 0.16, NIR: 0.24, SWIR1: 0.36, SWIR2: 0.22}
-	DefaultSoilSpectrum  = unmix.Spectrum{Red: 0.14, NIR: 0.19, SWIR1: 0.30, SWIR2: 0.27}
+	DefaultGreenSpectrum = spectral.Spectrum{Red: 0.035, NIR: 0.45, SWIR1: 0.22, SWIR2: 0.10}
+	DefaultStrawSpectrum = spectral.Spectrum{Red: 0.16, NIR: 0.24, SWIR1: 0.36, SWIR2: 0.22}
+	DefaultSoilSpectrum  = spectral.Spectrum{Red: 0.14, NIR: 0.19, SWIR1: 0.30, SWIR2: 0.27}
 )
 
 // spectrum returns o's reflectances.
-func (o Obs) spectrum() unmix.Spectrum {
-	return unmix.Spectrum{Red: o.Red, NIR: o.NIR, SWIR1: o.SWIR1, SWIR2: o.SWIR2}
+func (o Obs) spectrum() spectral.Spectrum {
+	return spectral.Spectrum{Red: o.Red, NIR: o.NIR, SWIR1: o.SWIR1, SWIR2: o.SWIR2}
 }
 
 // maxSoilFitObs bounds the readings the soil fit reads (an even stride
@@ -51,7 +51,7 @@ const maxSoilFitObs = 4000
 // the soil is the talhão's, the fractions each reading's; at most
 // maxSoilFitObs of them), and false when fewer than MinSoilFitObs readings
 // carry all four bands.
-func fitSoil(cells [][]Obs, p Params) (unmix.SoilFit, bool) {
+func fitSoil(cells [][]Obs, p Params) (spectral.SoilFit, bool) {
 	use := func(o Obs) bool { return finite(o.NDVI) && o.NDVI < p.MaxNDVI && o.spectrum().Valid() }
 	n := 0
 	for _, cell := range cells {
@@ -62,7 +62,7 @@ func fitSoil(cells [][]Obs, p Params) (unmix.SoilFit, bool) {
 		}
 	}
 	stride := (n + maxSoilFitObs - 1) / maxSoilFitObs
-	rs := make([]unmix.Spectrum, 0, min(n, maxSoilFitObs))
+	rs := make([]spectral.Spectrum, 0, min(n, maxSoilFitObs))
 	i := 0
 	for _, cell := range cells {
 		for _, o := range cell {
@@ -74,13 +74,13 @@ func fitSoil(cells [][]Obs, p Params) (unmix.SoilFit, bool) {
 			}
 		}
 	}
-	return unmix.FitSoil(DefaultGreenSpectrum, DefaultStrawSpectrum, DefaultSoilSpectrum, rs, MinSoilFitObs)
+	return spectral.FitSoil(DefaultGreenSpectrum, DefaultStrawSpectrum, DefaultSoilSpectrum, rs, MinSoilFitObs)
 }
 
 // newUnmixer returns the unmixer of three endmembers; false when they
 // cannot be unmixed.
-func newUnmixer(green, straw, soil Endmember) (unmix.Unmixer, bool) {
-	return unmix.New(green, straw, soil)
+func newUnmixer(green, straw, soil Endmember) (spectral.Unmixer, bool) {
+	return spectral.New(green, straw, soil)
 }
 
 // unmixCover is the "unmix" estimator of cellCover. Each reading with

@@ -65,6 +65,14 @@ func DatasetOf[T Row]() Dataset {
 	panic("export: no dataset for " + t.String()) // unreachable: Row is closed
 }
 
+// Sorted returns a copy of rows in the order their dataset is written (by
+// field, cell and date; see each row type).
+func Sorted[T Row](rows []T) []T {
+	out := slices.Clone(rows)
+	slices.SortStableFunc(out, compareFunc[T]())
+	return out
+}
+
 // compareFunc returns the sort order of the dataset of T.
 func compareFunc[T Row]() func(a, b T) int {
 	var f any

@@ -16,7 +16,7 @@ import (
 	"sync"
 
 	"github.com/airbusgeo/godal"
-	"github.com/manejo/manejo/internal/vsi"
+	"github.com/manejo/manejo/storage"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geojson"
 )
@@ -77,7 +77,7 @@ func Read(ctx context.Context, src string, o ReadOptions) ([]Field, []error) {
 	if o.IDField == "" {
 		o.IDField = DefaultIDField
 	}
-	path := vsi.Path(src)
+	path := storage.GDALPath(src)
 	var (
 		recs []record
 		err  error

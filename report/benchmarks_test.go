@@ -15,7 +15,7 @@ import (
 	"github.com/paulmach/orb/encoding/wkb"
 
 	"github.com/manejo/manejo/export"
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 // writeOutput writes an output folder of n talhões with cells cells each,

@@ -14,8 +14,8 @@ import (
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
-	"github.com/manejo/manejo/internal/synth"
-	"github.com/manejo/manejo/internal/worker"
+	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/sim/synth"
 )
 
 // demoOutput runs the pipeline on a synthetic archive, as make demo does
@@ -32,7 +32,7 @@ func demoOutput(t *testing.T) string {
 		t.Fatal(err)
 	}
 	a := filepath.Join(dir, "archive")
-	_, err = worker.Run(ctx, worker.Config{
+	_, err = pipeline.Run(ctx, pipeline.Config{
 		Fields: filepath.Join(a, "talhoes.geojson"), Catalog: filepath.Join(a, "catalog.json"),
 		DEM: filepath.Join(a, "dem.tif"), Sowing: filepath.Join(a, "sowing.csv"), Out: filepath.Join(dir, "out"),
 		Season: season, AsOf: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC),

@@ -16,7 +16,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
 	"time"
+
+	"github.com/manejo/manejo/storage"
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
@@ -464,10 +467,8 @@ func gdalPath(href string, allow []string) (string, error) {
 		}
 	}
 	switch {
-	case strings.HasPrefix(href, "s3://"):
-		return "/vsis3/" + strings.TrimPrefix(href, "s3://"), nil
-	case strings.HasPrefix(href, "https://"):
-		return "/vsicurl/" + href, nil
+	case strings.HasPrefix(href, "s3://"), strings.HasPrefix(href, "https://"):
+		return storage.GDALPath(href), nil
 	case isURL(href):
 		return "", fmt.Errorf("href %s: scheme not file, s3:// or https://: %w", href, ErrBadHref)
 	case strings.HasPrefix(href, "/vsi"):

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/storage"
-	"github.com/manejo/manejo/internal/storage/s3test"
+	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/storage/s3test"
 )
 
 // TestS3Archive reads the catalog through the storage package's opener and

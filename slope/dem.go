@@ -17,7 +17,7 @@ import (
 	"github.com/paulmach/orb/planar"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/vsi"
+	"github.com/manejo/manejo/storage"
 )
 
 var registerOnce sync.Once
@@ -54,7 +54,7 @@ func Open(ctx context.Context, src string) (*DEM, error) {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
 	}
 	register()
-	ds, err := godal.Open(vsi.Path(src), godal.RasterOnly())
+	ds, err := godal.Open(storage.GDALPath(src), godal.RasterOnly())
 	if err != nil {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/storage"
-	"github.com/manejo/manejo/internal/storage/s3test"
+	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/storage/s3test"
 )
 
 // TestOpenRemote reads the same 1″ COG from local disk, from an in-process

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 // benchSeries is a pheno cell series of the given number of 5-day

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/manejo/manejo/internal/pheno"
+	"github.com/manejo/manejo/sim/pheno"
 )
 
 // tilldebug enables the diagnostics below, all on the tuning seed (1):

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/internal/stat"
-	"github.com/manejo/manejo/internal/unmix"
+	"github.com/manejo/manejo/spectral"
 )
 
 // Obs is one acquisition of a cell: the date and the two indices sampled at
@@ -190,11 +190,11 @@ type Break struct {
 
 // Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
 // and band brightness.
-type Endmember = unmix.Endmember
+type Endmember = spectral.Endmember
 
 // newUnmixer returns the unmixer of p's endmembers; false when they cannot
 // be unmixed.
-func newUnmixer(p Params) (unmix.Unmixer, bool) { return unmix.New(p.Green, p.Straw, p.Soil) }
+func newUnmixer(p Params) (spectral.Unmixer, bool) { return spectral.New(p.Green, p.Straw, p.Soil) }
 
 // Fractions unmixes one observation into green-canopy, straw and bare-soil
 // fractions (each 0..1 inside the endmember triangle, summing to 1; values
@@ -272,7 +272,7 @@ func newSigmas(cs []clearObs, min float64) sigmas {
 // prepare unmixes the clear observations and sorts them by date, skipping
 // NaN/Inf values and observations far outside the endmember triangle
 // (unflagged residue).
-func prepare(obs []Obs, p Params, u unmix.Unmixer) []clearObs {
+func prepare(obs []Obs, p Params, u spectral.Unmixer) []clearObs {
 	cs := make([]clearObs, 0, len(obs))
 	for _, o := range obs {
 		if math.IsNaN(o.NDVI) || math.IsNaN(o.NDTI) || math.IsInf(o.NDVI, 0) || math.IsInf(o.NDTI, 0) {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/export"
-	"github.com/manejo/manejo/internal/storage"
+	"github.com/manejo/manejo/storage"
 )
 
 func init() {

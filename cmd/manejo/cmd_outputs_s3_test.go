@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/export"
-	"github.com/manejo/manejo/internal/storage"
-	"github.com/manejo/manejo/internal/storage/s3test"
+	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/storage/s3test"
 )
 
 // TestInspectAndValidateS3 runs inspect and sinm validate on an output

@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/manejo/manejo/internal/storage"
 	"github.com/manejo/manejo/report"
+	"github.com/manejo/manejo/storage"
 )
 
 func init() {

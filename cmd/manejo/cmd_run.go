@@ -11,8 +11,8 @@ import (
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
-	"github.com/manejo/manejo/internal/storage"
-	"github.com/manejo/manejo/internal/worker"
+	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
 )
 
@@ -36,7 +36,7 @@ func (l *stringList) Set(v string) error {
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [flags]", stderr)
 	var (
-		cfg                                  worker.Config
+		cfg                                  pipeline.Config
 		season, agriStart, from, asOf, shard string
 		codes, codesFile                     string
 		shards                               int
@@ -53,7 +53,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
 	fs.StringVar(&season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
 	fs.StringVar(&agriStart, "agri-year-start", "07-01", "first day (MM-DD) of an agricultural year")
-	fs.StringVar(&from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", worker.HistoryYears))
+	fs.StringVar(&from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
 	fs.StringVar(&asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
 	fs.StringVar(&codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
 	fs.StringVar(&codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
@@ -100,7 +100,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if cfg.Codes, err = loadCodes(ctx, codes, codesFile); err != nil {
 		return err
 	}
-	if cfg.Shard, _, err = worker.ShardFromEnv(shard, shards, nil); err != nil {
+	if cfg.Shard, _, err = pipeline.ShardFromEnv(shard, shards, nil); err != nil {
 		return usagef("%v", err)
 	}
 	if err := tp.Validate(); err != nil {
@@ -112,17 +112,17 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if !quiet {
 		if isTerminal(stderr) {
 			// A live one-line bar; log lines print above it.
-			bar := worker.NewBar(stderr)
+			bar := pipeline.NewBar(stderr)
 			defer bar.Close()
 			cfg.Progress, cfg.OnProgress = bar, bar.Update
 		} else {
 			// Batch jobs, CI, files: one JSON object per line.
 			l := slog.New(slog.NewJSONHandler(stderr, nil))
-			cfg.Log, cfg.OnProgress = l, worker.LogProgress(l)
+			cfg.Log, cfg.OnProgress = l, pipeline.LogProgress(l)
 		}
 	}
 
-	sum, err := worker.Run(ctx, cfg)
+	sum, err := pipeline.Run(ctx, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: committed batches are kept in %s/_staging and the next run with the same inputs resumes from them: %w", cfg.Out, err)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/storage"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/storage"
 )
 
 func init() {

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/manejo/manejo/export"
-	"github.com/manejo/manejo/internal/storage"
+	"github.com/manejo/manejo/storage"
 )
 
 func init() {

@@ -17,8 +17,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/manejo/manejo/grid"
-	"github.com/manejo/manejo/internal/storage"
 	"github.com/manejo/manejo/slope"
+	"github.com/manejo/manejo/storage"
 )
 
 func init() {

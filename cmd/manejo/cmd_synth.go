@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/manejo/manejo/internal/synth"
+	"github.com/manejo/manejo/sim/synth"
 )
 
 func init() {

@@ -1,0 +1,33 @@
+// Package worker runs the whole manejo pipeline over a portfolio of talhões:
+// grid → series → tillage / coverage → slope → export.
+//
+// Talhões stream through in batches, so peak memory depends on the batch
+// size, not on the number of talhões; inside a batch, series.Sample groups
+// the reads by scene (each asset opened once). The talhões of a batch are
+// analysed concurrently.
+//
+// Sharding: a run handles the talhões of one Shard (a stable hash of the
+// id); each shard writes `part-<i>-of-<n>` files, so the output folder reads
+// as one dataset. The shard comes from --shard, AWS Batch array jobs or
+// Kubernetes Indexed Jobs (ShardFromEnv): no scheduler of our own.
+//
+// Resumability: every finished batch is committed to a staging folder under
+// the output (local or S3) with a _SUCCESS marker; a rerun of the same shard
+// with the same parameters skips committed batches, and a shard whose
+// manifest exists is skipped whole. The final part files are written from the
+// staged batches and replace any earlier ones atomically (rename / single
+// PUT), so a killed node loses at most the batch it was on and nothing is
+// written twice. A killed process's temporary files are removed by the
+// rerun of its shard.
+//
+// Faults: S3 and HTTP requests are retried with backoff (internal/storage);
+// a batch whose scene reads failed transiently (GDAL 3.6 does not retry all
+// of them) is sampled again, up to SampleAttempts times, before it is
+// committed, so a flaky bucket changes nothing in the outputs. A scene that
+// stays unreadable (a corrupt COG) is skipped and counted in run.json
+// (skipped_scenes, warnings); a bad talhão fails alone with its reason.
+//
+// Progress: Config.OnProgress receives a Progress snapshot at the start,
+// after each batch and at the end; Bar draws it on a terminal and
+// LogProgress writes it as log/slog records.
+package pipeline

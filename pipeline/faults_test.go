@@ -1,0 +1,314 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/storage/s3test"
+)
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// manejoBinary builds cmd/manejo once per test process (version "test", as
+// baseConfig) and returns its path.
+func manejoBinary(tb testing.TB) string {
+	tb.Helper()
+	binOnce.Do(func() {
+		binDir, binErr = os.MkdirTemp("", "manejo-worker-bin-")
+		if binErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-ldflags", "-X main.version=test", "-o", filepath.Join(binDir, "manejo"), "github.com/manejo/manejo/cmd/manejo")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			binErr = err
+			tb.Logf("go build: %s", out)
+		}
+	})
+	if binErr != nil {
+		tb.Fatalf("build manejo: %v", binErr)
+	}
+	return filepath.Join(binDir, "manejo")
+}
+
+// runArgs are the `manejo run` arguments equal to baseConfig.
+func runArgs(dir, out string, extra ...string) []string {
+	return append([]string{"run",
+		"--fields", filepath.Join(dir, "talhoes.geojson"),
+		"--catalog", filepath.Join(dir, "catalog.json"),
+		"--dem", filepath.Join(dir, "dem.tif"),
+		"--sowing", filepath.Join(dir, "sowing.csv"),
+		"--season", "2026/2027", "--as-of", "2026-08-01",
+		"--satellite-codes", "sentinel-2-l2a=S01,dem=S09",
+		"--workers", "2", "--batch-size", "3",
+		"--out", out}, extra...)
+}
+
+// sameTree fails the test unless got holds exactly the data files of want,
+// byte for byte.
+func sameTree(t *testing.T, what string, want, got map[string]string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d files, want %d", what, len(got), len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s differs from the uninterrupted, fault-free run", what, k)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: extra file %s", what, k)
+		}
+	}
+}
+
+// TestKilledProcess kills `manejo run` with SIGKILL after its first batch
+// (no deferred code, no cleanup: a lost node), runs it again, and expects
+// exactly the files of an uninterrupted run: no talhão lost or doubled, no
+// temporary file left.
+func TestKilledProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the manejo binary")
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("SIGKILL is POSIX")
+	}
+	dir := archive(t)
+	ref, _ := reference(t)
+	bin := manejoBinary(t)
+	out := t.TempDir()
+
+	cmd := exec.Command(bin, runArgs(dir, out)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		var rec map[string]any
+		if json.Unmarshal(sc.Bytes(), &rec) != nil {
+			t.Errorf("stderr line is not JSON: %q", sc.Text())
+			continue
+		}
+		if rec["msg"] == "progress" && !killed {
+			for _, k := range []string{"level", "shard", "batch", "done", "total", "rate", "eta"} {
+				if _, ok := rec[k]; !ok {
+					t.Errorf("progress record lacks %q: %s", k, sc.Text())
+				}
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	err = cmd.Wait()
+	if !killed {
+		t.Fatalf("the run ended (%v) before a progress line; stderr:\n%s", err, strings.Join(lines, "\n"))
+	}
+	if _, err := os.Stat(filepath.Join(out, "run.json")); err == nil {
+		t.Fatal("the killed run wrote its manifest: it was killed too late to test anything")
+	}
+
+	rerun := exec.Command(bin, runArgs(dir, out)...)
+	logs, err := rerun.CombinedOutput()
+	if code := rerun.ProcessState.ExitCode(); code != 3 { // BAD-BOWTIE fails: exit 3
+		t.Fatalf("rerun exit code %d (%v), want 3; output:\n%s", code, err, logs)
+	}
+	if !strings.Contains(string(logs), `"resumed":true`) {
+		t.Errorf("rerun resumed no batch; output:\n%s", logs)
+	}
+	sameTree(t, "killed and rerun", hashTree(t, ref), hashTree(t, out))
+	m, err := readManifest(context.Background(), filepath.Join(out, "run.json"))
+	if err != nil || !m.Complete || m.Status.Total != 7 || m.Status.Failed != 1 {
+		t.Fatalf("manifest after rerun = %+v, %v; want complete, 7 talhões, 1 failed", m, err)
+	}
+}
+
+// TestCorruptCOG truncates one band of one scene: that scene is skipped and
+// reported in run.json (skipped_scenes, with the file in the warnings), and
+// every talhão still ends as without the fault (none fails but BAD-BOWTIE).
+func TestCorruptCOG(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run skipped in -short mode")
+	}
+	src := archive(t)
+	dir := t.TempDir()
+	const scene, band = "S2A_21LXG_20250725_0_L2A", "B04.tif"
+	// A copy of the archive made of symlinks, but for the damaged file.
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		dst := filepath.Join(dir, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		if rel == filepath.Join("sentinel-2-l2a", scene, band) {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(dst, b[:len(b)/3], 0o644)
+		}
+		return os.Symlink(p, dst)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sentinel-2-l2a", scene, band)); err != nil {
+		t.Fatalf("scene %s is not in the synthetic archive: %v", scene, err)
+	}
+	out := t.TempDir()
+	sum, err := Run(context.Background(), baseConfig(t, dir, out))
+	if err != nil {
+		t.Fatalf("a corrupt COG aborted the run: %v", err)
+	}
+	if sum.Total != 7 || sum.Failed != 1 || sum.OK+sum.Partial != 6 {
+		t.Fatalf("summary = %+v, want 7 talhões with only BAD-BOWTIE failed", sum)
+	}
+	m, err := readManifest(context.Background(), filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := int64(0)
+	for _, n := range m.Skipped {
+		skipped += n
+	}
+	ref, _ := reference(t)
+	mr, err := readManifest(context.Background(), filepath.Join(ref, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refSkipped := int64(0)
+	for _, n := range mr.Skipped {
+		refSkipped += n
+	}
+	if skipped <= refSkipped {
+		t.Fatalf("skipped_scenes = %v (reference %v): the corrupt scene is not counted", m.Skipped, mr.Skipped)
+	}
+	named := false
+	for _, w := range m.Warnings {
+		if strings.Contains(w, scene) {
+			named = true
+			t.Logf("reported: %s", w)
+		}
+	}
+	if !named {
+		t.Errorf("no warning names the corrupt scene %s; warnings: %v", scene, m.Warnings)
+	}
+	t.Logf("skipped_scenes = %v, reference %v", m.Skipped, mr.Skipped)
+	inds, err := export.ReadDataset[export.IndicatorRow](os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	refInds, err := export.ReadDataset[export.IndicatorRow](os.DirFS(ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inds) != len(refInds) {
+		t.Fatalf("%d indicator rows, want %d", len(inds), len(refInds))
+	}
+	for i := range inds {
+		if inds[i].FieldID != refInds[i].FieldID || inds[i].Status != refInds[i].Status {
+			t.Errorf("talhão %s: status %s with a corrupt scene, %s without (%v)", inds[i].FieldID, inds[i].Status, refInds[i].Status, inds[i].Reasons)
+		}
+	}
+}
+
+// TestFlakyS3 runs from and to an S3 server that fails requests: every
+// 7th request of the AWS SDK (talhões, catalog, sowing dates, staging,
+// outputs, manifests) is answered 503 SlowDown and every 11th has its
+// connection reset; the first 160 GDAL reads of Sentinel-2 COGs fail the
+// same way (every 5th 503, every 7th reset). The outputs equal those of a
+// clean run byte for byte.
+func TestFlakyS3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run skipped in -short mode")
+	}
+	dir := archive(t)
+	ref, _ := reference(t)
+	ctx := context.Background()
+	var cogReads atomic.Int64
+	faults := s3test.Faults{Every503: 7, EveryDrop: 11, Match: func(r *http.Request) bool {
+		if strings.Contains(r.UserAgent(), "aws-sdk-go") {
+			return true
+		}
+		// GDAL: a spell of failures on the scenes of the first batch.
+		return strings.Contains(r.URL.Path, "/sentinel-2-l2a/") && cogReads.Add(1) <= 160
+	}}
+	_, fl := s3test.StartFlakyS3(t, faults, "flaky")
+	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.05") // GDAL waits 0.5 s by default
+	fl.Off.Store(true)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return storage.WriteFile(ctx, "s3://flaky/archive/"+filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl.Off.Store(false)
+	cfg := baseConfig(t, "", "s3://flaky/out")
+	cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = "s3://flaky/archive/talhoes.geojson", "s3://flaky/archive/catalog.json", "s3://flaky/archive/dem.tif", "s3://flaky/archive/sowing.csv"
+	start := time.Now()
+	sum, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("run through a flaky S3: %v", err)
+	}
+	t.Logf("%d requests in %s: %d answered 503, %d dropped; %+v", fl.Requests(), time.Since(start).Round(time.Millisecond), fl.Failed503(), fl.Dropped(), sum)
+	if fl.Failed503() == 0 || fl.Dropped() == 0 {
+		t.Fatalf("faults injected: %d × 503, %d dropped; want both", fl.Failed503(), fl.Dropped())
+	}
+	fl.Off.Store(true)
+	local, err := storage.Download(ctx, "s3://flaky/out", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTree(t, "through a flaky S3", hashTree(t, ref), hashTree(t, local))
+	m, err := readManifest(ctx, filepath.Join(local, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Skipped["unreadable"]; n > 0 {
+		t.Errorf("%d scenes skipped as unreadable through transient faults: %v", n, m.Warnings)
+	}
+	if m.Counts["batch_resamples"] == 0 {
+		t.Errorf("no batch was sampled again, yet %d COG reads were made during the spell of faults", min(cogReads.Load(), 160))
+	}
+}
+
+var _ = io.Discard

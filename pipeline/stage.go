@@ -1,0 +1,507 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/storage"
+)
+
+// runManifest is run.json: export.Manifest plus what resuming needs.
+type runManifest struct {
+	export.Manifest
+	// ParamsHash identifies the inputs and parameters; a rerun with the same
+	// hash skips a complete shard and resumes from committed batches.
+	ParamsHash string   `json:"params_hash"`
+	Complete   bool     `json:"complete"`
+	Warnings   []string `json:"warnings"`
+	// Status counts, also in Counts for analysts.
+	Status struct{ Total, OK, Partial, Failed int } `json:"status"`
+}
+
+func newManifest(cfg Config, start time.Time) *runManifest {
+	m := &runManifest{Warnings: []string{}}
+	m.Tool, m.Version, m.StartedAt = "manejo", cfg.Version, start.UTC()
+	if cfg.Shard.Count > 1 {
+		m.Shard = &export.Shard{Index: cfg.Shard.Index, Count: cfg.Shard.Count}
+	}
+	m.Parameters = map[string]string{
+		"fields": cfg.Fields, "catalog": cfg.Catalog, "dem": cfg.DEM, "sowing": cfg.Sowing, "out": cfg.Out,
+		"id-field": cfg.IDField, "season": cfg.Season.Label, "agri-year-start": cfg.AgriYearStart.String(),
+		"from": cfg.From.Format(time.DateOnly), "as-of": cfg.AsOf.Format(time.DateOnly),
+		"satellite-codes": cfg.Codes.String(), "shard": cfg.Shard.String(),
+		"batch-size": fmt.Sprint(cfg.BatchSize), "workers": fmt.Sprint(cfg.Workers),
+		"cell-ha": fmt.Sprint(cfg.Grid.CellHa), "edge-buffer-m": fmt.Sprint(cfg.Grid.EdgeBufferM),
+		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage),
+	}
+	m.Counts, m.Timings, m.Skipped = map[string]int64{}, map[string]export.Timing{}, map[string]int64{}
+	return m
+}
+
+func (m *runManifest) addFailure(id, stage, reason string) {
+	m.Failures = append(m.Failures, export.Failure{FieldID: id, Stage: stage, Status: export.StatusFailed, Reason: reason})
+	m.Status.Failed++
+}
+
+func (m *runManifest) addSkipped(reason, detail string) {
+	m.Skipped[reason]++
+	if len(m.Warnings) < 1000 {
+		m.Warnings = append(m.Warnings, detail)
+	}
+}
+
+// merge adds one batch's summary to the manifest.
+func (m *runManifest) merge(b batchSummary) {
+	m.Status.OK += b.OK
+	m.Status.Partial += b.Partial
+	m.Status.Failed += len(b.Failures) - b.Partial
+	m.Failures = append(m.Failures, b.Failures...)
+	for k, v := range b.Counts {
+		m.Counts[k] += v
+	}
+	for k, v := range b.Skipped {
+		m.Skipped[k] += v
+	}
+	for k, v := range b.Timings {
+		m.Record(k, time.Duration(v*float64(time.Second)))
+	}
+	m.Warnings = append(m.Warnings, b.Warnings...)
+}
+
+func readManifest(ctx context.Context, loc string) (*runManifest, error) {
+	b, err := storage.ReadFile(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	var m runManifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("read %s: %w", loc, err)
+	}
+	return &m, nil
+}
+
+// batchSummary is the _SUCCESS marker of a committed batch: enough to
+// rebuild the manifest without recomputing the batch.
+type batchSummary struct {
+	ParamsHash string             `json:"params_hash"`
+	FieldIDs   []string           `json:"field_ids"`
+	OK         int                `json:"ok"`
+	Partial    int                `json:"partial"`
+	Failures   []export.Failure   `json:"failures"`
+	Counts     map[string]int64   `json:"counts"`
+	Skipped    map[string]int64   `json:"skipped"`
+	Timings    map[string]float64 `json:"timings"`
+	Warnings   []string           `json:"warnings"`
+}
+
+// stage runs batches and publishes their outputs.
+type stage struct {
+	in     *inputs
+	slopes sync.Map // field id → slope.Result (for the payload)
+}
+
+func newStage(in *inputs) *stage { return &stage{in: in} }
+
+// datasets are the Parquet datasets of a run, in publishing order.
+var datasets = []string{"cells", "observations", "events", "seasons", "cycles", "indicators"}
+
+func (s *stage) stagingDir(b int) string {
+	return storage.Join(s.in.cfg.Out, "_staging", s.in.cfg.Shard.Part(), fmt.Sprintf("batch-%05d", b))
+}
+
+// batch computes (or resumes) one batch of talhões and commits it to the
+// staging folder.
+func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSummary, bool, error) {
+	cfg := s.in.cfg
+	dir := s.stagingDir(b)
+	ids := make([]string, len(fields))
+	for i, f := range fields {
+		ids[i] = f.ID
+	}
+	marker := storage.Join(dir, "_SUCCESS")
+	if !cfg.Force {
+		if raw, err := storage.ReadFile(ctx, marker); err == nil {
+			var prev batchSummary
+			if json.Unmarshal(raw, &prev) == nil && prev.ParamsHash == s.in.params && equalStrings(prev.FieldIDs, ids) {
+				return prev, true, nil
+			}
+		}
+	}
+
+	sum := batchSummary{ParamsHash: s.in.params, FieldIDs: ids, Counts: map[string]int64{}, Skipped: map[string]int64{}, Timings: map[string]float64{}, Warnings: []string{}, Failures: []export.Failure{}}
+	t0 := time.Now()
+	var grids []grid.Grid
+	for _, f := range fields {
+		g, err := grid.Build(f, cfg.Grid)
+		if err != nil {
+			sum.Failures = append(sum.Failures, export.Failure{FieldID: f.ID, Stage: "grid", Status: export.StatusFailed, Reason: err.Error()})
+			continue
+		}
+		grids = append(grids, g)
+	}
+	sum.Timings["grid"] = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	var (
+		obs []series.Obs
+		st  series.Stats
+		err error
+	)
+	// GDAL 3.6 does not retry every transient failure (multi-range reads,
+	// dropped connections), and a scene it could not read would be skipped
+	// for good once the batch is committed. So a batch whose reads failed
+	// transiently is sampled again, with backoff, before it is committed.
+	var gdalCfg []string
+	for attempt := 1; ; attempt++ {
+		obs, st, err = series.Sample(ctx, s.in.cat, grids, series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg})
+		n, paths := transientReads(ctx, st.Problems)
+		if err != nil || n == 0 || attempt >= SampleAttempts {
+			if n > 0 {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("batch %d: %d scene reads still failed after %d attempts; those scenes are skipped", b, n, attempt))
+			}
+			break
+		}
+		sum.Counts["batch_resamples"]++
+		// GDAL remembers a file it failed to open as missing: make it
+		// look again.
+		gdalCfg = nil
+		if len(paths) > 0 {
+			gdalCfg = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
+		}
+		wait := time.NewTimer(time.Duration(attempt) * 2 * time.Second)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return sum, false, fmt.Errorf("sample batch %d: %w", b, ctx.Err())
+		case <-wait.C:
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return sum, false, fmt.Errorf("sample batch %d: %w", b, err)
+		}
+		// A batch that cannot be sampled fails its talhões, not the run.
+		for _, g := range grids {
+			sum.Failures = append(sum.Failures, export.Failure{FieldID: g.Field.ID, Stage: "series", Status: export.StatusFailed, Reason: err.Error()})
+		}
+		grids = nil
+	}
+	sum.Timings["series"] = time.Since(t0).Seconds()
+	for k, v := range st.Skipped {
+		sum.Skipped[k] += int64(v)
+	}
+	for _, p := range st.Problems {
+		if len(sum.Warnings) < 200 {
+			sum.Warnings = append(sum.Warnings, p.Error())
+		}
+	}
+	sum.Counts["scenes_selected"] += int64(st.Scenes)
+	sum.Counts["scenes_read"] += int64(st.ScenesRead)
+
+	byField := map[string][]series.Obs{}
+	for _, o := range obs {
+		byField[o.FieldID] = append(byField[o.FieldID], o)
+	}
+	t0 = time.Now()
+	outs := make([]fieldOut, len(grids))
+	parallel(len(grids), cfg.Workers, func(i int) {
+		g := grids[i]
+		outs[i] = s.analyse(ctx, g, byField[g.Field.ID], st.Gaps[g.Field.ID])
+	})
+	sum.Timings["analyse"] = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	if err := s.commit(ctx, dir, outs, &sum); err != nil {
+		return sum, false, err
+	}
+	sum.Timings["write"] = time.Since(t0).Seconds()
+	raw, _ := json.MarshalIndent(sum, "", " ")
+	if err := storage.WriteFile(ctx, marker, raw); err != nil {
+		return sum, false, err
+	}
+	return sum, false, nil
+}
+
+// commit writes one batch's rows to staging Parquet files and its SINM
+// payloads to their final place.
+func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *batchSummary) error {
+	var (
+		cells   []export.CellRow
+		obs     []export.ObsRow
+		events  []export.EventRow
+		seasons []export.SeasonRow
+		cycles  []export.CycleRow
+		inds    []export.IndicatorRow
+	)
+	for _, o := range outs {
+		if o.Failure != "" {
+			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Stage: "analyse", Status: export.StatusFailed, Reason: o.Failure})
+			continue
+		}
+		cells, obs, events = append(cells, o.Cells...), append(obs, o.Obs...), append(events, o.Events...)
+		seasons, cycles, inds = append(seasons, o.Seasons...), append(cycles, o.Cycles...), append(inds, o.Indicator)
+		switch o.Indicator.Status {
+		case export.StatusOK:
+			sum.OK++
+		default:
+			sum.Partial++
+			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Status: export.StatusPartial, Reason: strings.Join(o.Indicator.Reasons, "; ")})
+		}
+		if o.Payload != nil {
+			if err := storage.WriteFile(ctx, storage.Join(s.in.cfg.Out, export.PayloadName(o.ID)), o.Payload); err != nil {
+				return err
+			}
+			sum.Counts["sinm_payloads"]++
+		}
+	}
+	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].FieldID < sum.Failures[j].FieldID })
+	sum.Counts["talhoes"] += int64(len(inds))
+	sum.Counts["cells"] += int64(len(cells))
+	sum.Counts["observations"] += int64(len(obs))
+	sum.Counts["events"] += int64(len(events))
+	sum.Counts["seasons"] += int64(len(seasons))
+	sum.Counts["cycles"] += int64(len(cycles))
+	o := export.Options{Version: s.in.cfg.Version}
+	for _, w := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"cells", func(b *bytes.Buffer) error { return export.Write(b, cells, o) }},
+		{"observations", func(b *bytes.Buffer) error { return export.Write(b, obs, o) }},
+		{"events", func(b *bytes.Buffer) error { return export.Write(b, events, o) }},
+		{"seasons", func(b *bytes.Buffer) error { return export.Write(b, seasons, o) }},
+		{"cycles", func(b *bytes.Buffer) error { return export.Write(b, cycles, o) }},
+		{"indicators", func(b *bytes.Buffer) error { return export.Write(b, inds, o) }},
+	} {
+		var buf bytes.Buffer
+		if err := w.write(&buf); err != nil {
+			return fmt.Errorf("write %s of batch: %w", w.name, err)
+		}
+		if err := storage.WriteFile(ctx, storage.Join(dir, w.name+".parquet"), buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publish merges the committed batches of the shard into one part file per
+// dataset. Batches hold disjoint, increasing ranges of talhão ids, so
+// concatenating them keeps the rows sorted by field, cell and date. Each
+// part is streamed to a temporary file (one batch and one row group in
+// memory at a time) and then published atomically.
+func (s *stage) publish(ctx context.Context, nb int) error {
+	o := export.Options{Version: s.in.cfg.Version, RowGroupRows: PartRowGroupRows}
+	sh := s.in.cfg.Shard
+	for _, name := range datasets {
+		loc := storage.Join(s.in.cfg.Out, export.PartName(name, sh.Index, max(sh.Count, 1)))
+		f, err := storage.CreateTemp(loc)
+		if err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(f, 1<<20)
+		switch name {
+		case "cells":
+			err = mergeBatches[export.CellRow](ctx, s, nb, name, bw, o)
+		case "observations":
+			err = mergeBatches[export.ObsRow](ctx, s, nb, name, bw, o)
+		case "events":
+			err = mergeBatches[export.EventRow](ctx, s, nb, name, bw, o)
+		case "seasons":
+			err = mergeBatches[export.SeasonRow](ctx, s, nb, name, bw, o)
+		case "cycles":
+			err = mergeBatches[export.CycleRow](ctx, s, nb, name, bw, o)
+		case "indicators":
+			err = mergeBatches[export.IndicatorRow](ctx, s, nb, name, bw, o)
+		}
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return fmt.Errorf("publish %s: %w", name, err)
+		}
+		if err := storage.PutFile(ctx, loc, f.Name()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name string, out io.Writer, o export.Options) error {
+	w := export.NewWriter[T](out, o)
+	for b := 0; b < nb; b++ {
+		raw, err := storage.ReadFile(ctx, storage.Join(s.stagingDir(b), name+".parquet"))
+		if err != nil {
+			return err
+		}
+		rows, err := export.Read[T](bytes.NewReader(raw), int64(len(raw)))
+		if err != nil {
+			return fmt.Errorf("batch %d: %w", b, err)
+		}
+		if err := w.Write(rows); err != nil {
+			return err
+		}
+	}
+	return w.Close()
+}
+
+// cleanup removes the staging files of a published shard. Failures to
+// remove are harmless (a later run ignores stale staging with another hash).
+func (s *stage) cleanup(ctx context.Context, nb int) {
+	if storage.KindOf(s.in.cfg.Out) == storage.Local {
+		staging := storage.Join(s.in.cfg.Out, "_staging")
+		_ = os.RemoveAll(storage.Join(staging, s.in.cfg.Shard.Part()))
+		_ = os.Remove(staging) // only when no other shard is still staging
+		return
+	}
+	for b := 0; b < nb; b++ {
+		files, err := storage.List(ctx, s.stagingDir(b))
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			_ = storage.Remove(ctx, f)
+		}
+	}
+}
+
+// payload builds the SINM JSON of one talhão.
+func (s *stage) payload(g grid.Grid, out fieldOut, _ []series.Obs) ([]byte, error) {
+	p, err := export.BuildPayload(export.PayloadInput{
+		Field: g.Field, Indicator: out.Indicator, Cells: out.Cells, Observations: out.Obs,
+		Events: out.Events, Seasons: out.Seasons, Cycles: out.Cycles,
+	}, s.in.cfg.Codes)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := export.WritePayload(&buf, p); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// removeStaleTemps deletes the temporary files (".name.tmp-*", see
+// storage.WriteFile) that a killed process of this shard left under a local
+// output folder, so a rerun leaves exactly the files of a clean run. Temp
+// files of other shards, which may be running, are left alone.
+func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
+	payloads := make(map[string]bool, len(owned))
+	for _, f := range owned {
+		payloads[filepath.Base(export.PayloadName(f.ID))] = true
+	}
+	tag := sh.Part()
+	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		i := strings.LastIndex(name, ".tmp-")
+		if !strings.HasPrefix(name, ".") || i < 0 {
+			return nil
+		}
+		target := name[1:i]
+		if sh.Count <= 1 || strings.Contains(p, tag) || payloads[target] || strings.Contains(target, tag) {
+			_ = os.Remove(p)
+		}
+		return nil
+	})
+}
+
+// PartRowGroupRows caps the rows per row group of the published part files.
+// The Parquet writer holds one row group in memory, so this bounds the
+// memory of publishing (about 128 Ki observation rows, like DuckDB's 122,880
+// row groups) whatever the size of the shard.
+const PartRowGroupRows = 128 << 10
+
+// SampleAttempts is how many times a batch is sampled when some of its
+// scene reads fail transiently (HTTP 429/5xx, dropped or timed-out
+// connections) before the failed scenes are skipped and reported.
+const SampleAttempts = 4
+
+// transientMarks are the texts of GDAL/curl errors worth another attempt.
+var transientMarks = []string{
+	"HTTP error code: 5", "HTTP error code: 429", "response_code=5", "response_code=429",
+	"Retrying again", "Connection reset", "Connection timed out", "Operation timed out",
+	"Couldn't connect", "Empty reply", "Recv failure", "Send failure", "connection refused",
+	"SlowDown", "curl error",
+}
+
+// remoteRaster finds the remote raster a read problem names.
+var remoteRaster = regexp.MustCompile("(/vsis3/|s3://)[^\\s'`\"]+?\\.(?:tif|TIF|tiff|TIFF)")
+
+// transientReads counts the scene reads of a Sample that failed for a
+// transient reason: a GDAL/curl error text that says so, or a remote file
+// GDAL could not open although the object is there (a dropped HEAD request
+// leaves GDAL believing it missing). It returns the /vsis3/ paths involved,
+// whose cached state GDAL must forget before another attempt.
+func transientReads(ctx context.Context, ps []series.Problem) (int, []string) {
+	n := 0
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range ps {
+		if p.Reason != "unreadable" {
+			continue
+		}
+		msg := p.Error()
+		if p.Detail != "" && !strings.Contains(msg, p.Detail) {
+			msg += " " + p.Detail
+		}
+		path := remoteRaster.FindString(msg)
+		loc := storage.LocationOf(path)
+		isTransient := false
+		for _, m := range transientMarks {
+			if strings.Contains(msg, m) {
+				isTransient = true
+				break
+			}
+		}
+		if !isTransient && loc != "" {
+			ok, err := storage.Exists(ctx, loc)
+			isTransient = err == nil && ok
+		}
+		if !isTransient {
+			continue
+		}
+		n++
+		if loc != "" {
+			g := storage.GDALPath(loc)
+			if !seen[g] {
+				seen[g] = true
+				paths = append(paths, g)
+			}
+		}
+	}
+	sort.Strings(paths)
+	return n, paths
+}

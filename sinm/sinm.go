@@ -1,0 +1,421 @@
+package sinm
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/grid"
+)
+
+// Payload is the SINM remote-sensing document of one talhão
+// (MonitoramentoSateliteInput, shared/sinm/monitoramento-satelite.schema.json),
+// POSTed to /api/v1/sensoriamentos-remotos/{chaveClassificacaoNM}. Field
+// names and JSON types follow the schema exactly; optional scalars are
+// omitted when absent. The four arrays are always written (possibly empty):
+// an empty interpretacoesManejo says "no soil revolving seen", which is data.
+type Payload struct {
+	DataInicial                    string `json:"dataInicial"`      // first day of the monitored period, YYYY-MM-DD
+	DataFinal                      string `json:"dataFinal"`        // last day of the monitored period
+	DeclividadeMedia               int    `json:"declividadeMedia"` // mean slope, integer percent 0–100
+	CodigoSateliteDeclividadeMedia string `json:"codigoSateliteDeclividadeMedia"`
+	PlantioContorno                *int   `json:"plantioContorno,omitempty"` // declared 0/1, passed through
+	CodigoSatelitePlantioContorno  string `json:"codigoSatelitePlantioContorno,omitempty"`
+	Terraceamento                  *int   `json:"terraceamento,omitempty"` // declared 0/1, passed through
+	CodigoSateliteTerraceamento    string `json:"codigoSateliteTerraceamento,omitempty"`
+
+	Indices                     []Indice        `json:"indices"`
+	InterpretacoesCoberturaSolo []CoberturaSolo `json:"interpretacoesCoberturaSolo"`
+	InterpretacoesCultura       []Cultura       `json:"interpretacoesCultura"`
+	InterpretacoesManejo        []Manejo        `json:"interpretacoesManejo"`
+
+	CPFProdutor              string `json:"cpfProdutor,omitempty"`              // 11 digits; personal data, never logged
+	CNPJPropriedade          string `json:"cnpjPropriedade,omitempty"`          // 14 digits
+	CNPJEmpresaSensoriamento string `json:"cnpjEmpresaSensoriamento,omitempty"` // 14 digits, the operator
+}
+
+// Indice is one clear observation at one sampling point: NDVI and NDTI
+// rounded to 4 decimals, position in degrees rounded to 6 decimals (~0.1 m).
+type Indice struct {
+	CodigoSatelite string  `json:"codigoSatelite"`
+	Longitude      float64 `json:"longitude"`
+	Latitude       float64 `json:"latitude"`
+	Data           string  `json:"data"`
+	NDVI           float64 `json:"ndvi"`
+	NDTI           float64 `json:"ndti"`
+}
+
+// CoberturaSolo is one dated straw-cover reading, integer percent.
+type CoberturaSolo struct {
+	DataAvaliacao     string `json:"dataAvaliacao"`
+	PorcentualPalhada int    `json:"porcentualPalhada"`
+}
+
+// Cultura is one detected crop cycle.
+type Cultura struct {
+	TipoCultivo string `json:"tipoCultivo"`
+	DataInicio  string `json:"dataInicio"`
+	DataFim     string `json:"dataFim"`
+}
+
+// Manejo is one dated soil-revolving event.
+type Manejo struct {
+	Data         string `json:"data"`
+	Operacao     string `json:"operacao"`
+	TipoOperacao string `json:"tipoOperacao,omitempty"`
+}
+
+// OperacaoRevolvimento is the only operacao SINM counts.
+const OperacaoRevolvimento = "Revolvimento do solo"
+
+// TiposOperacao are the tipoOperacao values SINM accepts.
+var TiposOperacao = []string{"ARAÇÃO", "GRADAGEM", "SUBSOLAGEM", "ESCARIFICAÇÃO"}
+
+// PayloadInput is everything BuildPayload needs about one talhão, in the
+// row types of the Parquet datasets (rows of other talhões are ignored).
+type PayloadInput struct {
+	Field        grid.Field // id, CPF/CNPJ and declared contour/terrace flags
+	Indicator    export.IndicatorRow
+	Cells        []export.CellRow // centres: the sampling points
+	Observations []export.ObsRow  // only clear rows with both indices are sent
+	Events       []export.EventRow
+	Seasons      []export.SeasonRow
+	Cycles       []export.CycleRow
+	// CNPJEmpresaSensoriamento is the CNPJ of the company producing the
+	// data (configuration, not a talhão property); "" leaves it out.
+	CNPJEmpresaSensoriamento string
+}
+
+// Errors of BuildPayload.
+var (
+	ErrNoPeriod  = errors.New("sinm: monitored period missing")
+	ErrNoSlope   = errors.New("sinm: mean slope missing")
+	ErrNoIndices = errors.New("sinm: no clear observation with NDVI and NDTI")
+	ErrBadValue  = errors.New("sinm: value outside the SINM range")
+	// ErrOutsidePeriod reports a dated fact outside dataInicial..dataFinal.
+	ErrOutsidePeriod = errors.New("sinm: date outside the monitored period")
+)
+
+// BuildPayload builds the SINM payload of one talhão:
+//   - dataInicial/dataFinal from Indicator.PeriodStart/PeriodEnd;
+//   - declividadeMedia from Indicator.DeclividadeMedia (else the rounded
+//     SlopeMeanPct), coded with codes["dem"];
+//   - plantioContorno/terraceamento only when declared on the talhão (manejo
+//     does not detect them; contour_required stays in indicators.parquet);
+//   - indices: every clear observation (no mask reason, NDVI and NDTI
+//     present) at its cell centre, coded by its collection, sorted by cell,
+//     date and collection;
+//   - interpretacoesManejo from Events, interpretacoesCoberturaSolo from the
+//     Seasons with a cover (dated CoverDate, else SowingDate),
+//     interpretacoesCultura from Cycles ("Cultivo de Nª safra");
+//   - CPF/CNPJ only when they are valid (CheckIdentifiers says which are not).
+//
+// A collection without a code, a missing period or slope, no clear index,
+// an index or percentage outside its range, or a dated fact (observation,
+// event, cover reading, cycle start) outside the monitored period is an
+// error naming the talhão and the item; nothing is guessed, clamped or
+// silently dropped.
+func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
+	id := cmp.Or(in.Indicator.FieldID, in.Field.ID)
+	fail := func(err error) (Payload, error) {
+		return Payload{}, fmt.Errorf("build payload of talhão %s: %w", id, err)
+	}
+	ind := in.Indicator
+	if ind.PeriodStart == nil || ind.PeriodEnd == nil {
+		return fail(ErrNoPeriod)
+	}
+	if *ind.PeriodEnd < *ind.PeriodStart {
+		return fail(fmt.Errorf("%w: period ends %s before it starts %s", ErrBadValue, ind.PeriodEnd, ind.PeriodStart))
+	}
+	p := Payload{
+		DataInicial: ind.PeriodStart.String(),
+		DataFinal:   ind.PeriodEnd.String(),
+	}
+	switch {
+	case ind.DeclividadeMedia != nil:
+		p.DeclividadeMedia = int(*ind.DeclividadeMedia)
+	case ind.SlopeMeanPct != nil && !math.IsNaN(*ind.SlopeMeanPct):
+		p.DeclividadeMedia = int(math.Round(*ind.SlopeMeanPct))
+	default:
+		return fail(ErrNoSlope)
+	}
+	if p.DeclividadeMedia < 0 || p.DeclividadeMedia > 100 {
+		return fail(fmt.Errorf("%w: declividadeMedia %d %% outside 0–100", ErrBadValue, p.DeclividadeMedia))
+	}
+	var err error
+	if p.CodigoSateliteDeclividadeMedia, err = codes.Code(DEMKey); err != nil {
+		return fail(fmt.Errorf("slope source: %w", err))
+	}
+	for _, f := range []struct {
+		name string
+		v    *int
+		dst  **int
+	}{{"plantioContorno", in.Field.PlantioContorno, &p.PlantioContorno}, {"terraceamento", in.Field.Terraceamento, &p.Terraceamento}} {
+		if f.v == nil {
+			continue
+		}
+		if *f.v != 0 && *f.v != 1 {
+			return fail(fmt.Errorf("%w: %s %d is not 0 or 1", ErrBadValue, f.name, *f.v))
+		}
+		v := *f.v
+		*f.dst = &v
+	}
+
+	if p.Indices, err = buildIndices(id, in, codes); err != nil {
+		return fail(err)
+	}
+	inPeriod := func(what string, day export.Date) error {
+		if day < *ind.PeriodStart || day > *ind.PeriodEnd {
+			return fmt.Errorf("%s %s: %w %s..%s", what, day, ErrOutsidePeriod, ind.PeriodStart, ind.PeriodEnd)
+		}
+		return nil
+	}
+	for _, x := range p.Indices {
+		day, _ := export.ParseDate(x.Data)
+		if err := inPeriod("observation", day); err != nil {
+			return fail(err)
+		}
+	}
+
+	p.InterpretacoesManejo = []Manejo{}
+	events := export.Sorted(in.Events)
+	for _, e := range events {
+		if e.FieldID != id {
+			continue
+		}
+		if err := inPeriod("event", e.Date); err != nil {
+			return fail(err)
+		}
+		m := Manejo{Data: e.Date.String(), Operacao: OperacaoRevolvimento}
+		if e.Operation != nil {
+			op := strings.ToUpper(*e.Operation)
+			if !slices.Contains(TiposOperacao, op) {
+				return fail(fmt.Errorf("event %s: %w: operation %q not one of %s", e.Date, ErrBadValue, *e.Operation, strings.Join(TiposOperacao, ", ")))
+			}
+			m.TipoOperacao = op
+		}
+		p.InterpretacoesManejo = append(p.InterpretacoesManejo, m)
+	}
+
+	p.InterpretacoesCoberturaSolo = []CoberturaSolo{}
+	seasons := export.Sorted(in.Seasons)
+	for _, s := range seasons {
+		if s.FieldID != id || s.CoverPct == nil {
+			continue
+		}
+		date := cmp.Or(s.CoverDate, s.SowingDate)
+		if date == nil {
+			return fail(fmt.Errorf("season %s: cover %.1f %% has neither cover_date nor sowing_date", s.Season, *s.CoverPct))
+		}
+		if err := inPeriod("season "+s.Season+" cover", *date); err != nil {
+			return fail(err)
+		}
+		pct := math.Round(*s.CoverPct)
+		if math.IsNaN(pct) || pct < 0 || pct > 100 {
+			return fail(fmt.Errorf("season %s: %w: cover %v %% outside 0–100", s.Season, ErrBadValue, *s.CoverPct))
+		}
+		p.InterpretacoesCoberturaSolo = append(p.InterpretacoesCoberturaSolo, CoberturaSolo{DataAvaliacao: date.String(), PorcentualPalhada: int(pct)})
+	}
+
+	p.InterpretacoesCultura = []Cultura{}
+	cycles := export.Sorted(in.Cycles)
+	for _, c := range cycles {
+		// Cycle 0 is a cycle SINM's vocabulary has no label for (a cover
+		// crop before the main crop, a year whose main crop was not found):
+		// it stays in cycles.parquet; sent, SINM would flag it as an
+		// inconsistency and leave it out anyway.
+		if c.FieldID != id || c.Cycle == 0 {
+			continue
+		}
+		label, err := TipoCultivo(int(c.Cycle))
+		if err != nil {
+			return fail(fmt.Errorf("season %s: %w", c.Season, err))
+		}
+		if err := inPeriod(fmt.Sprintf("season %s cycle %d start", c.Season, c.Cycle), c.StartDate); err != nil {
+			return fail(err)
+		}
+		if c.EndDate < c.StartDate {
+			return fail(fmt.Errorf("season %s cycle %d: %w: ends %s before it starts %s", c.Season, c.Cycle, ErrBadValue, c.EndDate, c.StartDate))
+		}
+		p.InterpretacoesCultura = append(p.InterpretacoesCultura, Cultura{TipoCultivo: label, DataInicio: c.StartDate.String(), DataFim: c.EndDate.String()})
+	}
+
+	p.CPFProdutor, _ = NormalizeCPF(in.Field.CPFProdutor)
+	p.CNPJPropriedade, _ = NormalizeCNPJ(in.Field.CNPJPropriedade)
+	p.CNPJEmpresaSensoriamento, _ = NormalizeCNPJ(in.CNPJEmpresaSensoriamento)
+	return p, nil
+}
+
+// buildIndices turns the clear observations of talhão id into indices.
+func buildIndices(id string, in PayloadInput, codes SatelliteCodes) ([]Indice, error) {
+	centres := make(map[string][2]float64, len(in.Cells))
+	for _, c := range in.Cells {
+		if c.FieldID == id {
+			centres[c.CellID] = [2]float64{c.CentreLon, c.CentreLat}
+		}
+	}
+	obs := make([]export.ObsRow, 0, len(in.Observations))
+	for _, o := range in.Observations {
+		if o.FieldID == id && o.MaskReason == nil && o.NDVI != nil && o.NDTI != nil {
+			obs = append(obs, o)
+		}
+	}
+	obs = export.Sorted(obs)
+	out := make([]Indice, 0, len(obs))
+	for _, o := range obs {
+		c, ok := centres[o.CellID]
+		if !ok {
+			return nil, fmt.Errorf("observation %s %s: cell %s not among the talhão's cells", o.ItemID, o.Date, o.CellID)
+		}
+		code, err := codes.Code(o.Collection)
+		if err != nil {
+			return nil, fmt.Errorf("observation %s: %w", o.ItemID, err)
+		}
+		ndvi, ndti := Round(float64(*o.NDVI), 4), Round(float64(*o.NDTI), 4)
+		for _, v := range []struct {
+			name string
+			v    float64
+		}{{"ndvi", ndvi}, {"ndti", ndti}} {
+			if !(v.v >= -1 && v.v <= 1) {
+				return nil, fmt.Errorf("observation %s cell %s %s: %w: %s %v outside [-1, 1]", o.ItemID, o.CellID, o.Date, ErrBadValue, v.name, v.v)
+			}
+		}
+		lon, lat := Round(c[0], 6), Round(c[1], 6)
+		if !(lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90) {
+			return nil, fmt.Errorf("cell %s: %w: centre (%v, %v) is not lon/lat", o.CellID, ErrBadValue, c[0], c[1])
+		}
+		out = append(out, Indice{CodigoSatelite: code, Longitude: lon, Latitude: lat, Data: o.Date.String(), NDVI: ndvi, NDTI: ndti})
+	}
+	if len(out) == 0 {
+		return nil, ErrNoIndices
+	}
+	return out, nil
+}
+
+// Round rounds v to n decimals, half away from zero; -0 becomes 0.
+func Round(v float64, n int) float64 {
+	p := math.Pow10(n)
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0
+	}
+	return r
+}
+
+// TipoCultivo returns the SINM crop-cycle label of cycle n (1 → "Cultivo de
+// 1ª safra", 2 → "Cultivo de 2ª safra", 3 → "Cultivo de 3ª safra").
+func TipoCultivo(n int) (string, error) {
+	if n < 1 || n > 3 {
+		return "", fmt.Errorf("%w: crop cycle %d not 1, 2 or 3", ErrBadValue, n)
+	}
+	return fmt.Sprintf("Cultivo de %dª safra", n), nil
+}
+
+// WritePayload writes p as compact JSON (UTF-8, no HTML escaping) followed
+// by a newline.
+func WritePayload(w io.Writer, p Payload) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return fmt.Errorf("write payload: %w", err)
+	}
+	return nil
+}
+
+// PayloadName returns the path of a talhão's payload in the output
+// directory, "sinm/<field_id>.json", with characters unsafe in file names
+// (path separators, control characters, ':' and the like) replaced by '_'.
+func PayloadName(fieldID string) string {
+	safe := strings.Map(func(r rune) rune {
+		if r < 0x20 || strings.ContainsRune(`/\:*?"<>|`, r) {
+			return '_'
+		}
+		return r
+	}, fieldID)
+	if safe == "" || safe == "." || safe == ".." {
+		safe = "_" + safe
+	}
+	return "sinm/" + safe + ".json"
+}
+
+// digits strips the usual CPF/CNPJ punctuation (". - / space"); ok is false
+// when anything else remains.
+func digits(s string) (string, bool) {
+	var b strings.Builder
+	for _, r := range strings.TrimSpace(s) {
+		switch {
+		case r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case r == '.' || r == '-' || r == '/' || r == ' ':
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// checkDigit computes a mod-11 CPF/CNPJ verification digit of d with weights w.
+func checkDigit(d string, w []int) byte {
+	sum := 0
+	for i, c := range d {
+		sum += int(c-'0') * w[i]
+	}
+	r := sum % 11
+	if r < 2 {
+		return '0'
+	}
+	return byte('0' + 11 - r)
+}
+
+// NormalizeCPF returns the 11 digits of a CPF written with or without
+// punctuation, and whether it is valid (right length, not all one digit,
+// both verification digits right). Invalid or empty input gives "".
+func NormalizeCPF(s string) (string, bool) {
+	d, ok := digits(s)
+	if !ok || len(d) != 11 || strings.Count(d, d[:1]) == 11 {
+		return "", false
+	}
+	if checkDigit(d[:9], []int{10, 9, 8, 7, 6, 5, 4, 3, 2}) != d[9] ||
+		checkDigit(d[:10], []int{11, 10, 9, 8, 7, 6, 5, 4, 3, 2}) != d[10] {
+		return "", false
+	}
+	return d, true
+}
+
+// NormalizeCNPJ returns the 14 digits of a numeric CNPJ written with or
+// without punctuation, and whether it is valid (length, verification
+// digits). Invalid or empty input gives "".
+func NormalizeCNPJ(s string) (string, bool) {
+	d, ok := digits(s)
+	if !ok || len(d) != 14 || strings.Count(d, d[:1]) == 14 {
+		return "", false
+	}
+	if checkDigit(d[:12], []int{5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2}) != d[12] ||
+		checkDigit(d[:13], []int{6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2}) != d[13] {
+		return "", false
+	}
+	return d, true
+}
+
+// CheckIdentifiers names the CPF/CNPJ properties of f that are present but
+// invalid and so left out of the payload. Messages never contain the value.
+func CheckIdentifiers(f grid.Field) []string {
+	var out []string
+	if f.CPFProdutor != "" {
+		if _, ok := NormalizeCPF(f.CPFProdutor); !ok {
+			out = append(out, "talhão "+f.ID+": cpfProdutor is not a valid CPF (11 digits, check digits); left out of the payload")
+		}
+	}
+	if f.CNPJPropriedade != "" {
+		if _, ok := NormalizeCNPJ(f.CNPJPropriedade); !ok {
+			out = append(out, "talhão "+f.ID+": cnpjPropriedade is not a valid CNPJ (14 digits, check digits); left out of the payload")
+		}
+	}
+	return out
+}

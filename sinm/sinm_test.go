@@ -1,0 +1,339 @@
+package sinm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files (testdata/, docs/outputs.md schema section)")
+
+var sharedSINM = filepath.Join("..", "..", "shared", "sinm")
+
+func TestEmbeddedSchemaMatchesShared(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(sharedSINM, "monitoramento-satelite.schema.json"))
+	if err != nil {
+		t.Skipf("shared/sinm not found beside the repo: %v", err)
+	}
+	if !bytes.Equal(b, PayloadSchema) {
+		t.Error("export/monitoramento-satelite.schema.json differs from shared/sinm: copy the shared file again")
+	}
+}
+
+func TestSharedExampleValidates(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(sharedSINM, "example.json"))
+	if err != nil {
+		t.Skipf("shared/sinm not found beside the repo: %v", err)
+	}
+	if v := ValidatePayload(bytes.NewReader(b)); v != nil {
+		t.Errorf("shared example.json: %v", v)
+	}
+	// Our struct reads and writes it without loss: same JSON value.
+	var p Payload
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		t.Fatalf("decode example into Payload: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := WritePayload(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	var a, c any
+	json.Unmarshal(b, &a)
+	json.Unmarshal(buf.Bytes(), &c)
+	// The example omits terraceamento etc.; the four arrays are present in both.
+	if !jsonEqual(a, c) {
+		t.Errorf("Payload round trip of example.json changed it:\n%s", buf.String())
+	}
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func TestBuildPayloadGolden(t *testing.T) {
+	fx := newFixture(t)
+	in := fx.payloadInput("MT-SIN-002")
+	in.CNPJEmpresaSensoriamento = "11444777000161"
+	p, err := BuildPayload(in, testCodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WritePayload(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	if v := ValidatePayload(bytes.NewReader(buf.Bytes())); v != nil {
+		t.Fatalf("payload invalid: %v\n%s", v, buf.String())
+	}
+	golden := filepath.Join("testdata", "payload", "expected.json") // input: newFixture, talhão MT-SIN-002
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./export -update)", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("payload differs from %s:\n got %s\nwant %s", golden, buf.String(), want)
+	}
+
+	// Values checked by hand, independent of the golden file.
+	if p.DataInicial != "2023-07-01" || p.DataFinal != "2026-06-30" || p.DeclividadeMedia != 4 || p.CodigoSateliteDeclividadeMedia != "S09" {
+		t.Errorf("period/slope = %s %s %d %s", p.DataInicial, p.DataFinal, p.DeclividadeMedia, p.CodigoSateliteDeclividadeMedia)
+	}
+	if *p.PlantioContorno != 1 || *p.Terraceamento != 0 || p.CodigoSatelitePlantioContorno != "" {
+		t.Errorf("declared flags = %v %v %q", *p.PlantioContorno, *p.Terraceamento, p.CodigoSatelitePlantioContorno)
+	}
+	// 4 clear observations of MT-SIN-002 (the masked Landsat one is left out),
+	// sorted by cell, date, collection.
+	wantIdx := []Indice{
+		{"S01", -55.617, -11.776, "2025-09-12", 0.2134, 0.1532},
+		{"S01", -55.617, -11.776, "2025-09-22", 0.2134, 0.1532},
+		{"S02", -55.607, -11.776, "2025-09-12", 0, 0.0231},
+		{"S01", -55.607, -11.776, "2025-09-22", 0.1987, 0.0611},
+	}
+	if len(p.Indices) != len(wantIdx) {
+		t.Fatalf("indices = %+v", p.Indices)
+	}
+	for i, w := range wantIdx {
+		g := p.Indices[i]
+		if g.CodigoSatelite != w.CodigoSatelite || g.Data != w.Data || !near(g.Longitude, w.Longitude, 1e-9) ||
+			!near(g.Latitude, w.Latitude, 1e-9) || g.NDVI != w.NDVI || g.NDTI != w.NDTI {
+			t.Errorf("indices[%d] = %+v, want %+v", i, g, w)
+		}
+	}
+	if !strings.Contains(buf.String(), `"ndvi":0,`) || strings.Contains(buf.String(), `"ndvi":-0`) {
+		t.Errorf("NDVI -0.00004 should print as 0: %s", buf.String())
+	}
+	wantManejo := []Manejo{{"2023-08-03", OperacaoRevolvimento, ""}, {"2025-09-22", OperacaoRevolvimento, "GRADAGEM"}}
+	if !slices.Equal(p.InterpretacoesManejo, wantManejo) {
+		t.Errorf("manejo = %+v", p.InterpretacoesManejo)
+	}
+	// 2023/24 dated by cover_date, 2024/25 by sowing date; 76.5 → 77 (half away from zero).
+	wantCob := []CoberturaSolo{{"2023-10-13", 82}, {"2024-10-09", 77}}
+	if !slices.Equal(p.InterpretacoesCoberturaSolo, wantCob) {
+		t.Errorf("cobertura = %+v", p.InterpretacoesCoberturaSolo)
+	}
+	wantCult := []Cultura{{"Cultivo de 1ª safra", "2025-10-18", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-02-20", "2026-06-15"}}
+	if !slices.Equal(p.InterpretacoesCultura, wantCult) {
+		t.Errorf("cultura = %+v", p.InterpretacoesCultura)
+	}
+	if p.CPFProdutor != "52998224725" || p.CNPJPropriedade != "11222333000181" || p.CNPJEmpresaSensoriamento != "11444777000161" {
+		t.Errorf("identifiers = %q %q %q", p.CPFProdutor, p.CNPJPropriedade, p.CNPJEmpresaSensoriamento)
+	}
+}
+
+func TestBuildPayloadOtherTalhao(t *testing.T) {
+	fx := newFixture(t)
+	in := fx.payloadInput("MT-SIN-001")
+	// MT-SIN-001 has no slope: the payload cannot be built, and says why.
+	if _, err := BuildPayload(in, testCodes); !errors.Is(err, ErrNoSlope) || !strings.Contains(err.Error(), "MT-SIN-001") {
+		t.Fatalf("BuildPayload without slope = %v, want ErrNoSlope naming the talhão", err)
+	}
+	in.Indicator.SlopeMeanPct = f64(2.49)
+	p, err := BuildPayload(in, testCodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.DeclividadeMedia != 2 || len(p.Indices) != 1 || p.CPFProdutor != "" || p.PlantioContorno != nil {
+		t.Errorf("payload = %+v", p)
+	}
+	if notes := CheckIdentifiers(in.Field); len(notes) != 1 || strings.Contains(notes[0], "123") {
+		t.Errorf("CheckIdentifiers = %q: want one note without the CPF value", notes)
+	}
+	var buf bytes.Buffer
+	WritePayload(&buf, p)
+	if strings.Contains(buf.String(), "cpfProdutor") {
+		t.Error("invalid CPF written")
+	}
+	if !strings.Contains(buf.String(), `"interpretacoesManejo":[]`) {
+		t.Errorf("no events should be an empty array: %s", buf.String())
+	}
+	if v := ValidatePayload(&buf); v != nil {
+		t.Errorf("payload invalid: %v", v)
+	}
+}
+
+// A cycle SINM has no label for (cycle 0: a cover crop before the main
+// crop) stays out of interpretacoesCultura without failing the payload.
+func TestBuildPayloadSkipsUnlabelledCycles(t *testing.T) {
+	fx := newFixture(t)
+	in := fx.payloadInput("MT-SIN-002")
+	want, err := BuildPayload(in, testCodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Cycles = append(in.Cycles, CycleRow{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 0, Kind: "Planta de cobertura",
+		StartDate: in.Cycles[0].StartDate - 90, EndDate: in.Cycles[0].StartDate - 20})
+	got, err := BuildPayload(in, testCodes)
+	if err != nil {
+		t.Fatalf("BuildPayload with a cycle 0: %v", err)
+	}
+	if len(got.InterpretacoesCultura) != len(want.InterpretacoesCultura) {
+		t.Errorf("interpretacoesCultura = %+v, want the %d labelled cycles only", got.InterpretacoesCultura, len(want.InterpretacoesCultura))
+	}
+}
+
+func TestBuildPayloadErrors(t *testing.T) {
+	fx := newFixture(t)
+	tests := []struct {
+		name   string
+		mutate func(in *PayloadInput, codes SatelliteCodes)
+		want   error
+		substr string
+	}{
+		{"collection without code", func(in *PayloadInput, c SatelliteCodes) { delete(c, "landsat-c2-l2") }, ErrNoSatelliteCode, `"landsat-c2-l2"`},
+		{"dem without code", func(in *PayloadInput, c SatelliteCodes) { delete(c, "dem") }, ErrNoSatelliteCode, `"dem"`},
+		{"no period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = nil }, ErrNoPeriod, "MT-SIN-002"},
+		{"ndvi out of range", func(in *PayloadInput, c SatelliteCodes) {
+			in.Observations = slices.Clone(in.Observations)
+			in.Observations[0].NDVI = f32(1.079) // max of the sits MT samples
+		}, ErrBadValue, "S2B_21LXH_20250922_0_L2A"},
+		{"slope over 100 %", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.DeclividadeMedia = i32(101) }, ErrBadValue, "declividadeMedia"},
+		{"unknown operation", func(in *PayloadInput, c SatelliteCodes) {
+			in.Events = slices.Clone(in.Events)
+			in.Events[0].Operation = OptString("plantio direto")
+		}, ErrBadValue, "plantio direto"},
+		{"cycle 4", func(in *PayloadInput, c SatelliteCodes) {
+			in.Cycles = slices.Clone(in.Cycles)
+			in.Cycles[0].Cycle = 4
+		}, ErrBadValue, "crop cycle 4"},
+		{"event before the period", func(in *PayloadInput, c SatelliteCodes) {
+			in.Events = slices.Clone(in.Events)
+			in.Events[1].Date = d("2023-06-30")
+		}, ErrOutsidePeriod, "2023-06-30"},
+		{"index after the period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = dp("2025-09-21") }, ErrOutsidePeriod, "2025-09-22"},
+		{"no clear observation", func(in *PayloadInput, c SatelliteCodes) { in.Observations = nil }, ErrNoIndices, "MT-SIN-002"},
+		{"declared flag 2", func(in *PayloadInput, c SatelliteCodes) { in.Field.Terraceamento = ptrInt(2) }, ErrBadValue, "terraceamento"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fx.payloadInput("MT-SIN-002")
+			codes := SatelliteCodes{}.Merge(testCodes)
+			tc.mutate(&in, codes)
+			_, err := BuildPayload(in, codes)
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.substr) {
+				t.Errorf("BuildPayload = %v, want %v mentioning %s", err, tc.want, tc.substr)
+			}
+		})
+	}
+}
+
+func TestValidatePayloadViolations(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(sharedSINM, "example.json"))
+	if err != nil {
+		t.Skipf("shared/sinm not found: %v", err)
+	}
+	tests := []struct {
+		name  string
+		edit  func(m map[string]any)
+		paths []string
+	}{
+		{"string slope", func(m map[string]any) { m["declividadeMedia"] = "4" }, []string{"$.declividadeMedia"}},
+		{"bad code", func(m map[string]any) { m["codigoSateliteDeclividadeMedia"] = "S10" }, []string{"$.codigoSateliteDeclividadeMedia"}},
+		{"ndvi > 1 and bad date", func(m map[string]any) {
+			idx := m["indices"].([]any)
+			idx[1].(map[string]any)["ndvi"] = 1.2
+			idx[0].(map[string]any)["data"] = "2025-9-12"
+		}, []string{"$.indices[0].data", "$.indices[1].ndvi"}},
+		{"wrong operacao", func(m map[string]any) {
+			m["interpretacoesManejo"].([]any)[0].(map[string]any)["operacao"] = "Gradagem"
+		}, []string{"$.interpretacoesManejo[0].operacao"}},
+		{"percent as float", func(m map[string]any) {
+			m["interpretacoesCoberturaSolo"].([]any)[2].(map[string]any)["porcentualPalhada"] = 35.5
+		}, []string{"$.interpretacoesCoberturaSolo[2].porcentualPalhada"}},
+		{"unknown field and missing required", func(m map[string]any) {
+			m["declividade"] = 4
+			delete(m, "dataFinal")
+		}, []string{"$"}},
+		{"formatted CPF", func(m map[string]any) { m["cpfProdutor"] = "529.982.247-25" }, []string{"$.cpfProdutor"}},
+		{"empty indices", func(m map[string]any) { m["indices"] = []any{} }, []string{"$.indices"}},
+		{"numeric order of indices", func(m map[string]any) {
+			idx := m["indices"].([]any)
+			for len(idx) < 11 {
+				idx = append(idx, idx[0])
+			}
+			idx[10] = map[string]any{}
+			idx[2] = map[string]any{}
+			m["indices"] = idx
+		}, []string{"$.indices[2]", "$.indices[10]"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(m)
+			doc, _ := json.Marshal(m)
+			v := ValidatePayload(bytes.NewReader(doc))
+			var paths []string
+			for _, x := range v {
+				if x.Message == "" {
+					t.Errorf("violation at %s without a message", x.Path)
+				}
+				if !slices.Contains(paths, x.Path) {
+					paths = append(paths, x.Path)
+				}
+			}
+			if !slices.Equal(paths, tc.paths) {
+				t.Errorf("violations = %v, want paths %v", v, tc.paths)
+			}
+		})
+	}
+	if v := ValidatePayload(strings.NewReader("{")); len(v) != 1 || v[0].Path != "$" {
+		t.Errorf("ValidatePayload(malformed) = %v", v)
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		cnpj           bool
+	}{
+		{"cpf formatted", "529.982.247-25", "52998224725", false},
+		{"cpf digits", "52998224725", "52998224725", false},
+		{"cpf wrong check digit", "52998224724", "", false},
+		{"cpf all equal", "111.111.111-11", "", false},
+		{"cpf short", "5299822472", "", false},
+		{"cpf letters", "52998224725x", "", false},
+		{"cnpj formatted", "11.222.333/0001-81", "11222333000181", true},
+		{"cnpj wrong", "11.222.333/0001-82", "", true},
+		{"cnpj alphanumeric", "12.ABC.345/01DE-35", "", true}, // not accepted by the SINM schema either
+		{"empty", "", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := NormalizeCPF(tc.in)
+			if tc.cnpj {
+				got, ok = NormalizeCNPJ(tc.in)
+			}
+			if got != tc.want || ok != (tc.want != "") {
+				t.Errorf("Normalize(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestPayloadName(t *testing.T) {
+	for in, want := range map[string]string{"MT-SIN-001": "sinm/MT-SIN-001.json", "a/b": "sinm/a_b.json", "..": "sinm/_...json", "talhão 7": "sinm/talhão 7.json"} {
+		if got := PayloadName(in); got != want {
+			t.Errorf("PayloadName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

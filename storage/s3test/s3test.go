@@ -1,0 +1,121 @@
+// Package s3test starts an in-process S3 protocol server for tests, clean
+// or failing a deterministic share of its requests.
+package s3test
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/manejo/manejo/storage"
+)
+
+// StartS3 starts an in-process S3 protocol server (gofakes3) on loopback,
+// creates the given buckets, points the standard AWS variables at it for the
+// rest of the test and resets the client. GDAL's /vsis3/ sees the same
+// settings through GDALConfig.
+func StartS3(tb testing.TB, buckets ...string) *httptest.Server {
+	srv, _ := StartFlakyS3(tb, Faults{}, buckets...)
+	return srv
+}
+
+// Faults says which requests a Flaky handler fails. Requests are numbered
+// from 1 in the order they arrive; retries are new requests.
+type Faults struct {
+	// Every503 answers every n-th request "503 SlowDown" (0: never).
+	Every503 int
+	// EveryDrop resets the connection of every n-th request without an
+	// answer (0: never), as a crashed proxy or a lost node would.
+	EveryDrop int
+	// Match, when set, limits faults to the requests it accepts; only
+	// those are numbered.
+	Match func(*http.Request) bool
+}
+
+// Flaky is an http.Handler that fails requests as its Faults say and
+// passes the others to the wrapped handler.
+type Flaky struct {
+	h      http.Handler
+	f      Faults
+	n      atomic.Int64
+	failed atomic.Int64
+	drops  atomic.Int64
+	// Off disables fault injection while set (to upload fixtures).
+	Off atomic.Bool
+}
+
+// NewFlaky wraps h.
+func NewFlaky(h http.Handler, f Faults) *Flaky { return &Flaky{h: h, f: f} }
+
+// Requests returns the number of requests numbered (faults on, matching).
+func (fl *Flaky) Requests() int64 { return fl.n.Load() }
+
+// Failed503 returns the number of requests answered 503.
+func (fl *Flaky) Failed503() int64 { return fl.failed.Load() }
+
+// Dropped returns the number of connections reset without an answer.
+func (fl *Flaky) Dropped() int64 { return fl.drops.Load() }
+
+// ServeHTTP implements http.Handler.
+func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if fl.Off.Load() || (fl.f.Match != nil && !fl.f.Match(r)) {
+		fl.h.ServeHTTP(w, r)
+		return
+	}
+	n := fl.n.Add(1)
+	if fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0 {
+		fl.failed.Add(1)
+		w.Header().Set("Content-Type", "application/xml")
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`))
+		return
+	}
+	if fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				fl.drops.Add(1)
+				if tc, ok := conn.(*net.TCPConn); ok {
+					_ = tc.SetLinger(0) // RST instead of FIN
+				}
+				_ = conn.Close()
+				return
+			}
+		}
+	}
+	fl.h.ServeHTTP(w, r)
+}
+
+// StartFlakyS3 is StartS3 with a server that fails requests as f says. The
+// returned Flaky counts what it injected; set its Off while uploading
+// fixtures.
+func StartFlakyS3(tb testing.TB, f Faults, buckets ...string) (*httptest.Server, *Flaky) {
+	tb.Helper()
+	backend := s3mem.New()
+	for _, b := range buckets {
+		if err := backend.CreateBucket(b); err != nil {
+			tb.Fatalf("create bucket %s: %v", b, err)
+		}
+	}
+	fl := NewFlaky(gofakes3.New(backend).Server(), f)
+	srv := httptest.NewServer(fl)
+	tb.Cleanup(srv.Close)
+	tb.Setenv("AWS_ENDPOINT_URL", srv.URL)
+	tb.Setenv("AWS_ACCESS_KEY_ID", "test")
+	tb.Setenv("AWS_SECRET_ACCESS_KEY", "testsecret")
+	tb.Setenv("AWS_REGION", "us-east-1")
+	tb.Setenv("AWS_S3_USE_PATH_STYLE", "true")
+	tb.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	// GDAL reads its settings from the environment: set them for this
+	// server (an earlier test's server may have left others behind).
+	for k, v := range storage.GDALConfig() {
+		tb.Setenv(k, v)
+	}
+	storage.ResetClient()
+	tb.Cleanup(storage.ResetClient)
+	return srv, fl
+}
