@@ -126,6 +126,16 @@ type SeasonCover struct {
 	NObs                   int     // readings used, all cells
 	OK                     bool
 	Reason                 string // why the season is missing ("" when OK)
+	// Cells is the reading of each cell (in the order of Assess's cells)
+	// that went into CoverPct; nil when the season has no sowing date.
+	Cells []CellReading
+}
+
+// CellReading is the pre-sowing straw cover of one cell in one season:
+// Pct is NaN and NObs 0 when the cell had no clear reading in the window.
+type CellReading struct {
+	Pct  float64
+	NObs int
 }
 
 // C is indicator C of one talhão: the arithmetic mean of the three seasons'
@@ -198,11 +208,14 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop g
 		sow := sc.Sowing.Date
 		sc.WindowStart, sc.WindowEnd = sow.AddDate(0, 0, -p.WindowDays), sow
 		total := 0.0
-		for _, cell := range cells {
+		sc.Cells = make([]CellReading, len(cells))
+		for i, cell := range cells {
 			pct, n, ok := cellCover(cell, sow, p, buf)
 			if !ok {
+				sc.Cells[i] = CellReading{Pct: math.NaN()}
 				continue
 			}
+			sc.Cells[i] = CellReading{Pct: pct, NObs: n}
 			total += pct
 			sc.NCells++
 			sc.NObs += n
