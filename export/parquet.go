@@ -18,7 +18,7 @@ import (
 
 // Row is the set of row types export writes, one per dataset.
 type Row interface {
-	CellRow | ObsRow | EventRow | SeasonRow | CycleRow | IndicatorRow | ClassificationRow
+	CellRow | ObsRow | EventRow | SeasonRow | CellCoverRow | CycleRow | IndicatorRow | ClassificationRow
 }
 
 // Dataset describes one Parquet dataset of the output directory.
@@ -43,6 +43,8 @@ var (
 		SortedBy: []string{"field_id", "date"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[EventRow]()}
 	Seasons = Dataset{Name: "seasons", Title: "one row per talhão × agricultural year",
 		SortedBy: []string{"field_id", "season"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[SeasonRow]()}
+	CellCover = Dataset{Name: "cell_cover", Title: "one row per cell × agricultural year with a sowing date: pre-sowing straw cover",
+		SortedBy: []string{"field_id", "cell_id", "season"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[CellCoverRow]()}
 	Cycles = Dataset{Name: "cycles", Title: "one row per detected crop cycle",
 		SortedBy: []string{"field_id", "start_date", "cycle"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[CycleRow]()}
 	Indicators = Dataset{Name: "indicators", Title: "one row per talhão: T, C, slope, levels, status",
@@ -52,7 +54,7 @@ var (
 )
 
 // Datasets lists every dataset in documentation order.
-var Datasets = []Dataset{Cells, Observations, Events, Seasons, Cycles, Indicators, Classification}
+var Datasets = []Dataset{Cells, Observations, Events, Seasons, CellCover, Cycles, Indicators, Classification}
 
 // DatasetOf returns the descriptor of the dataset whose rows are T.
 func DatasetOf[T Row]() Dataset {
@@ -85,6 +87,8 @@ func compareFunc[T Row]() func(a, b T) int {
 		f = compareEvents
 	case SeasonRow:
 		f = compareSeasons
+	case CellCoverRow:
+		f = compareCellCover
 	case CycleRow:
 		f = compareCycles
 	case IndicatorRow:

@@ -162,6 +162,10 @@ var wantTypes = map[string]map[string]string{
 		"window_start": "INT32/Date?", "window_end": "INT32/Date?", "cover_date": "INT32/Date?", "cover_pct": "DOUBLE/None?",
 		"n_cells": "INT32/Int(bitWidth=32, isSigned=true)", "n_obs": "INT32/Int(bitWidth=32, isSigned=true)", "reason": "BYTE_ARRAY/String?",
 	},
+	"cell_cover": {
+		"field_id": "BYTE_ARRAY/String", "cell_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "cover_pct": "DOUBLE/None?",
+		"n_obs": "INT32/Int(bitWidth=32, isSigned=true)",
+	},
 	"cycles": {
 		"field_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "cycle": "INT32/Int(bitWidth=32, isSigned=true)", "kind": "BYTE_ARRAY/String", "crop": "BYTE_ARRAY/String?",
 		"start_date": "INT32/Date", "end_date": "INT32/Date", "peak_ndvi": "FLOAT/None?",
@@ -267,6 +271,13 @@ func TestDatasetsReadByArrow(t *testing.T) {
 		}
 	})
 	t.Run("seasons", func(t *testing.T) { checkDataset(t, fx.seasons) })
+	t.Run("cell_cover", func(t *testing.T) {
+		cover := 41.5
+		checkDataset(t, []CellCoverRow{
+			{FieldID: "MT-SIN-002", CellID: "r000c001", Season: "2024/25", CoverPct: &cover, NObs: 3},
+			{FieldID: "MT-SIN-002", CellID: "r000c000", Season: "2024/25", NObs: 0},
+		})
+	})
 	t.Run("cycles", func(t *testing.T) { checkDataset(t, fx.cycles) })
 	t.Run("indicators", func(t *testing.T) {
 		af := checkDataset(t, fx.inds)

@@ -88,6 +88,17 @@ type SeasonRow struct {
 	Reason           *string  `parquet:"reason,optional" doc:"why cover_pct or sowing_date is missing; null when present"`
 }
 
+// CellCoverRow is the pre-sowing straw cover of one cell in one
+// agricultural year (cell_cover.parquet): the per-cell readings whose mean
+// is seasons.cover_pct, for the seasons with a sowing date.
+type CellCoverRow struct {
+	FieldID  string   `parquet:"field_id,dict" doc:"talhão id"`
+	CellID   string   `parquet:"cell_id,dict" doc:"cell id (cells.parquet)"`
+	Season   string   `parquet:"season,dict" doc:"agricultural year (seasons.parquet)"`
+	CoverPct *float64 `parquet:"cover_pct,optional" unit:"%" doc:"straw cover of the cell before sowing, 0–100, as averaged into seasons.cover_pct; null when the cell had no clear reading in the window"`
+	NObs     int32    `parquet:"n_obs" doc:"clear observations of the cell used in the window"`
+}
+
 // CycleRow is one crop cycle detected in a talhão (cycles.parquet), the
 // input of the SINM interpretacoesCultura.
 type CycleRow struct {
@@ -237,6 +248,10 @@ func compareEvents(a, b EventRow) int {
 
 func compareSeasons(a, b SeasonRow) int {
 	return cmp.Or(cmp.Compare(a.FieldID, b.FieldID), cmp.Compare(a.Season, b.Season))
+}
+
+func compareCellCover(a, b CellCoverRow) int {
+	return cmp.Or(cmp.Compare(a.FieldID, b.FieldID), cmp.Compare(a.CellID, b.CellID), cmp.Compare(a.Season, b.Season))
 }
 
 func compareCycles(a, b CycleRow) int {
