@@ -100,7 +100,7 @@ func TestBadInputSkippedAndCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSkipped := map[string]int{"missing-asset": 1, "unreadable": 2, "bad-href": 2, "no-crs": 1}
+	wantSkipped := map[SkipReason]int{"missing-asset": 1, "unreadable": 2, "bad-href": 2, "no-crs": 1}
 	for k, v := range wantSkipped {
 		if st.Skipped[k] != v {
 			t.Errorf("Skipped[%s] = %d, want %d (all %v)", k, st.Skipped[k], v, st.Skipped)

@@ -94,10 +94,10 @@ type Asset struct {
 
 // Problem is an item, asset or file that could not be used, and why.
 type Problem struct {
-	Item   string `json:"item"`            // item id ("" when the item has no id)
-	Asset  string `json:"asset,omitempty"` // asset key, "" for item-level problems
-	Reason string `json:"reason"`          // short reason, also the key in Stats.Skipped
-	Detail string `json:"detail,omitempty"`
+	Item   string     `json:"item"`            // item id ("" when the item has no id)
+	Asset  string     `json:"asset,omitempty"` // asset key, "" for item-level problems
+	Reason SkipReason `json:"reason"`          // short reason, also the key in Stats.Skipped
+	Detail string     `json:"detail,omitempty"`
 }
 
 func (p Problem) Error() string {
@@ -105,7 +105,7 @@ func (p Problem) Error() string {
 	if p.Asset != "" {
 		s += " asset " + p.Asset
 	}
-	s += ": " + p.Reason
+	s += ": " + string(p.Reason)
 	if p.Detail != "" {
 		s += ": " + p.Detail
 	}
@@ -180,7 +180,7 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 	for _, it := range cat.Items {
 		k := it.Collection + "\x00" + it.ID
 		if seen[k] {
-			errs = append(errs, Problem{Item: it.ID, Reason: "duplicate-item", Detail: "second copy in " + it.Source + " ignored"})
+			errs = append(errs, Problem{Item: it.ID, Reason: SkipDuplicateItem, Detail: "second copy in " + it.Source + " ignored"})
 			continue
 		}
 		seen[k] = true
@@ -294,10 +294,10 @@ func parseItem(data []byte, base string) (*Item, error) {
 			ID string `json:"id"`
 		}
 		_ = json.Unmarshal(data, &idOnly)
-		return nil, fmt.Errorf("%w: %w", Problem{Item: idOnly.ID, Reason: "malformed-item", Detail: "decode json: " + err.Error()}, ErrMalformedItem)
+		return nil, fmt.Errorf("%w: %w", Problem{Item: idOnly.ID, Reason: SkipMalformedItem, Detail: "decode json: " + err.Error()}, ErrMalformedItem)
 	}
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %w", Problem{Item: r.ID, Reason: "malformed-item", Detail: fmt.Sprintf(format, a...)}, ErrMalformedItem)
+		return fmt.Errorf("%w: %w", Problem{Item: r.ID, Reason: SkipMalformedItem, Detail: fmt.Sprintf(format, a...)}, ErrMalformedItem)
 	}
 	if r.ID == "" {
 		return nil, bad("no id")

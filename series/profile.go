@@ -25,7 +25,7 @@ type BitRule struct {
 	Shift  uint
 	Mask   uint32
 	Values []uint32
-	Reason string
+	Reason MaskReason
 }
 
 // Profile tells how to read one sensor's items: which asset keys hold the
@@ -57,8 +57,8 @@ type Profile struct {
 	ValidMin, ValidMax float64
 
 	MaskKind MaskKind
-	Classes  map[int]string // MaskClasses: class → reason
-	Bits     []BitRule      // MaskBits
+	Classes  map[int]MaskReason // MaskClasses: class → reason
+	Bits     []BitRule          // MaskBits
 	// QANodata lists QA values meaning "no data" (checked first).
 	QANodata []int
 	// QAOptional lets items without the QA asset be sampled unmasked (the
@@ -72,111 +72,126 @@ type Profile struct {
 // Profiles returns the built-in profiles keyed by STAC collection id.
 // Each call returns fresh copies that the caller may change.
 func Profiles() map[string]*Profile {
-	s2 := func(name string) *Profile {
-		return &Profile{
-			Name: name,
-			Red:  []string{"red", "B04"}, NIR: []string{"nir", "B08"},
-			SWIR1: []string{"swir16", "B11"}, SWIR2: []string{"swir22", "B12"},
-			QA:    []string{"scl", "SCL"},
-			Scale: 0.0001, S2Baseline: true,
-			Nodata: []float64{0}, SaturatedMin: 65535,
-			MaskKind: MaskClasses,
-			// SCL classes dropped per DESIGN.md: 0 no data, 1 saturated or
-			// defective, 2 dark area, 3 cloud shadow, 8/9 cloud medium/high
-			// probability, 10 thin cirrus, 11 snow or ice.
-			Classes: map[int]string{0: "nodata", 1: "saturated", 2: "dark", 3: "shadow", 8: "cloud", 9: "cloud", 10: "cirrus", 11: "snow"},
-		}
+	return map[string]*Profile{
+		"sentinel-2-l2a":       sentinel2Profile("sentinel-2-l2a"),
+		"sentinel-s2-l2a-cogs": sentinel2Profile("sentinel-s2-l2a-cogs"),
+		"landsat-c2-l2":        landsatProfile("landsat-c2-l2"),
+		"landsat-c2l2-sr":      landsatProfile("landsat-c2l2-sr"),
+		"HLSS30":               hlsProfile("HLSS30", "B04", "B8A", "B11", "B12"),
+		"HLSL30":               hlsProfile("HLSL30", "B04", "B05", "B06", "B07"),
+		"modis-13Q1-061":       mod13Q1Profile(),
+		"modis-09A1-061":       mod09A1Profile(),
 	}
-	landsat := func(name string) *Profile {
-		return &Profile{
-			Name: name,
-			Red:  []string{"red", "SR_B4"}, NIR: []string{"nir08", "SR_B5"},
-			SWIR1: []string{"swir16", "SR_B6"}, SWIR2: []string{"swir22", "SR_B7"},
-			QA:    []string{"qa_pixel", "QA_PIXEL"},
-			Scale: 0.0000275, Offset: -0.2,
-			Nodata: []float64{0}, SaturatedMin: 65535,
-			MaskKind: MaskBits,
-			// QA_PIXEL bits 0–5: fill, dilated cloud, cirrus, cloud, cloud
-			// shadow, snow.
-			Bits: []BitRule{
-				{Shift: 0, Mask: 1, Values: []uint32{1}, Reason: "nodata"},
-				{Shift: 3, Mask: 1, Values: []uint32{1}, Reason: "cloud"},
-				{Shift: 1, Mask: 1, Values: []uint32{1}, Reason: "cloud"},
-				{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: "cirrus"},
-				{Shift: 4, Mask: 1, Values: []uint32{1}, Reason: "shadow"},
-				{Shift: 5, Mask: 1, Values: []uint32{1}, Reason: "snow"},
-			},
-		}
+}
+
+// sentinel2Profile reads Sentinel-2 L2A (Earth Search and band-number keys).
+func sentinel2Profile(name string) *Profile {
+	return &Profile{
+		Name: name,
+		Red:  []string{"red", "B04"}, NIR: []string{"nir", "B08"},
+		SWIR1: []string{"swir16", "B11"}, SWIR2: []string{"swir22", "B12"},
+		QA:    []string{"scl", "SCL"},
+		Scale: 0.0001, S2Baseline: true,
+		Nodata: []float64{0}, SaturatedMin: 65535,
+		MaskKind: MaskClasses,
+		// SCL classes dropped per DESIGN.md: 0 no data, 1 saturated or
+		// defective, 2 dark area, 3 cloud shadow, 8/9 cloud medium/high
+		// probability, 10 thin cirrus, 11 snow or ice.
+		Classes: map[int]MaskReason{0: MaskedNodata, 1: MaskedSaturated, 2: MaskedDark, 3: MaskedShadow, 8: MaskedCloud, 9: MaskedCloud, 10: MaskedCirrus, 11: MaskedSnow},
 	}
-	hls := func(name string, red, nir, sw1, sw2 string) *Profile {
-		return &Profile{
-			Name: name,
-			Red:  []string{red}, NIR: []string{nir}, SWIR1: []string{sw1}, SWIR2: []string{sw2},
-			QA:     []string{"Fmask"},
-			Scale:  0.0001,
-			Nodata: []float64{-9999}, SaturatedMin: 0,
-			MaskKind: MaskBits,
-			QANodata: []int{255},
-			// Fmask bits 1–4: cloud, adjacent to cloud/shadow, cloud shadow,
-			// snow/ice.
-			Bits: []BitRule{
-				{Shift: 1, Mask: 1, Values: []uint32{1}, Reason: "cloud"},
-				{Shift: 3, Mask: 1, Values: []uint32{1}, Reason: "shadow"},
-				{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: "cloud-adjacent"},
-				{Shift: 4, Mask: 1, Values: []uint32{1}, Reason: "snow"},
-			},
-		}
-	}
-	m := map[string]*Profile{
-		"sentinel-2-l2a":       s2("sentinel-2-l2a"),
-		"sentinel-s2-l2a-cogs": s2("sentinel-s2-l2a-cogs"),
-		"landsat-c2-l2":        landsat("landsat-c2-l2"),
-		"landsat-c2l2-sr":      landsat("landsat-c2l2-sr"),
-		"HLSS30":               hls("HLSS30", "B04", "B8A", "B11", "B12"),
-		"HLSL30":               hls("HLSL30", "B04", "B05", "B06", "B07"),
-		"modis-13Q1-061": {
-			Name:  "modis-13Q1-061",
-			NDVI:  []string{"250m_16_days_NDVI"},
-			QA:    []string{"250m_16_days_pixel_reliability"},
-			Scale: 0.0001,
-			// MOD13Q1 NDVI fill −3000, valid range −2000..10000.
-			Nodata: []float64{-3000}, ValidMin: -2000, ValidMax: 10000,
-			MaskKind: MaskClasses,
-			// pixel_reliability 3 cloudy; 255 (−1 as int8) fill.
-			Classes: map[int]string{3: "cloud", 255: "nodata", -1: "nodata"},
-			MODIS:   true,
-		},
-		"modis-09A1-061": {
-			Name: "modis-09A1-061",
-			Red:  []string{"sur_refl_b01"}, NIR: []string{"sur_refl_b02"},
-			SWIR1: []string{"sur_refl_b06"}, SWIR2: []string{"sur_refl_b07"},
-			QA:    []string{"sur_refl_state_500m"},
-			Scale: 0.0001,
-			// MOD09 fill −28672; valid −100..16000.
-			Nodata: []float64{-28672}, ValidMin: -100, ValidMax: 16000,
-			MaskKind: MaskBits,
-			// state QA bits 0–1 cloud state (01 cloudy, 10 mixed; 00 clear
-			// and 11 "not set, assumed clear" pass), bit 2 cloud shadow.
-			Bits: []BitRule{
-				{Shift: 0, Mask: 3, Values: []uint32{1, 2}, Reason: "cloud"},
-				{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: "shadow"},
-			},
-			MODIS: true,
+}
+
+// landsatProfile reads Landsat Collection 2 Level-2 surface reflectance.
+func landsatProfile(name string) *Profile {
+	return &Profile{
+		Name: name,
+		Red:  []string{"red", "SR_B4"}, NIR: []string{"nir08", "SR_B5"},
+		SWIR1: []string{"swir16", "SR_B6"}, SWIR2: []string{"swir22", "SR_B7"},
+		QA:    []string{"qa_pixel", "QA_PIXEL"},
+		Scale: 0.0000275, Offset: -0.2,
+		Nodata: []float64{0}, SaturatedMin: 65535,
+		MaskKind: MaskBits,
+		// QA_PIXEL bits 0–5: fill, dilated cloud, cirrus, cloud, cloud
+		// shadow, snow.
+		Bits: []BitRule{
+			{Shift: 0, Mask: 1, Values: []uint32{1}, Reason: MaskedNodata},
+			{Shift: 3, Mask: 1, Values: []uint32{1}, Reason: MaskedCloud},
+			{Shift: 1, Mask: 1, Values: []uint32{1}, Reason: MaskedCloud},
+			{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: MaskedCirrus},
+			{Shift: 4, Mask: 1, Values: []uint32{1}, Reason: MaskedShadow},
+			{Shift: 5, Mask: 1, Values: []uint32{1}, Reason: MaskedSnow},
 		},
 	}
-	return m
+}
+
+// hlsProfile reads Harmonized Landsat Sentinel-2 v2 (HLSS30, HLSL30).
+func hlsProfile(name string, red, nir, sw1, sw2 string) *Profile {
+	return &Profile{
+		Name: name,
+		Red:  []string{red}, NIR: []string{nir}, SWIR1: []string{sw1}, SWIR2: []string{sw2},
+		QA:     []string{"Fmask"},
+		Scale:  0.0001,
+		Nodata: []float64{-9999}, SaturatedMin: 0,
+		MaskKind: MaskBits,
+		QANodata: []int{255},
+		// Fmask bits 1–4: cloud, adjacent to cloud/shadow, cloud shadow,
+		// snow/ice.
+		Bits: []BitRule{
+			{Shift: 1, Mask: 1, Values: []uint32{1}, Reason: MaskedCloud},
+			{Shift: 3, Mask: 1, Values: []uint32{1}, Reason: MaskedShadow},
+			{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: MaskedCloudAdjacent},
+			{Shift: 4, Mask: 1, Values: []uint32{1}, Reason: MaskedSnow},
+		},
+	}
+}
+
+// mod13Q1Profile reads the MOD13Q1 C6.1 NDVI asset (NDVI only).
+func mod13Q1Profile() *Profile {
+	return &Profile{
+		Name:  "modis-13Q1-061",
+		NDVI:  []string{"250m_16_days_NDVI"},
+		QA:    []string{"250m_16_days_pixel_reliability"},
+		Scale: 0.0001,
+		// MOD13Q1 NDVI fill −3000, valid range −2000..10000.
+		Nodata: []float64{-3000}, ValidMin: -2000, ValidMax: 10000,
+		MaskKind: MaskClasses,
+		// pixel_reliability 3 cloudy; 255 (−1 as int8) fill.
+		Classes: map[int]MaskReason{3: MaskedCloud, 255: MaskedNodata, -1: MaskedNodata},
+		MODIS:   true,
+	}
+}
+
+// mod09A1Profile reads MOD09A1 C6.1 surface reflectance.
+func mod09A1Profile() *Profile {
+	return &Profile{
+		Name: "modis-09A1-061",
+		Red:  []string{"sur_refl_b01"}, NIR: []string{"sur_refl_b02"},
+		SWIR1: []string{"sur_refl_b06"}, SWIR2: []string{"sur_refl_b07"},
+		QA:    []string{"sur_refl_state_500m"},
+		Scale: 0.0001,
+		// MOD09 fill −28672; valid −100..16000.
+		Nodata: []float64{-28672}, ValidMin: -100, ValidMax: 16000,
+		MaskKind: MaskBits,
+		// state QA bits 0–1 cloud state (01 cloudy, 10 mixed; 00 clear
+		// and 11 "not set, assumed clear" pass), bit 2 cloud shadow.
+		Bits: []BitRule{
+			{Shift: 0, Mask: 3, Values: []uint32{1, 2}, Reason: MaskedCloud},
+			{Shift: 2, Mask: 1, Values: []uint32{1}, Reason: MaskedShadow},
+		},
+		MODIS: true,
+	}
 }
 
 // maskReason returns "" when the QA value v leaves the pixel clear, else the
 // reason it is dropped.
-func (p *Profile) maskReason(v float64) string {
+func (p *Profile) maskReason(v float64) MaskReason {
 	if v != v { // NaN
-		return "nodata"
+		return MaskedNodata
 	}
 	iv := int(v)
 	for _, n := range p.QANodata {
 		if iv == n {
-			return "nodata"
+			return MaskedNodata
 		}
 	}
 	switch p.MaskKind {

@@ -114,7 +114,7 @@ func TestProfilesExactValues(t *testing.T) {
 	const utm21 = "EPSG:32721"
 	type want struct {
 		ndvi, ndti float64
-		mask       string
+		mask       MaskReason
 	}
 	nan := math.NaN()
 	cases := []struct {
@@ -314,7 +314,7 @@ func TestMaskRules(t *testing.T) {
 	cases := []struct {
 		profile string
 		qa      float64
-		want    string
+		want    MaskReason
 	}{
 		// SCL: drop 0,1,2,3,8,9,10,11; keep 4 vegetation, 5 bare, 6 water, 7 unclassified.
 		{"sentinel-2-l2a", 0, "nodata"}, {"sentinel-2-l2a", 1, "saturated"}, {"sentinel-2-l2a", 2, "dark"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"golang.org/x/sync/errgroup"
 )
 
 // Obs is one observation of one cell on one date.
@@ -34,7 +35,7 @@ type Obs struct {
 	// nodata, saturated, zero-denominator, outside-scene. A reason that
 	// touches only one index is prefixed with it ("ndti:zero-denominator")
 	// and the other index keeps its value.
-	Mask string
+	Mask MaskReason
 }
 
 // Options configure Sample. The zero value samples every date with
@@ -91,19 +92,19 @@ type Gap struct {
 type Stats struct {
 	Scenes     int // scenes (items) selected for at least one talhão
 	ScenesRead int // scenes whose assets were read
-	// Skipped counts skipped scenes and cells by reason ("missing-asset",
-	// "bad-href", "unreadable", "no-crs", "no-profile", "outside-scene",
-	// "modis-ineligible-field", "modis-ineligible-cell"...).
-	Skipped map[string]int
+	// Skipped counts skipped scenes and cells by reason (SkipMissingAsset,
+	// SkipBadHref, SkipUnreadable, SkipNoCRS, SkipNoProfile,
+	// SkipOutsideScene, SkipMODISIneligibleField...).
+	Skipped map[SkipReason]int
 	// Masked counts observations by Mask ("" = valid).
-	Masked   map[string]int
+	Masked   map[MaskReason]int
 	Problems []Problem
 	Gaps     map[string]Gap // by field id
 }
 
-func (s *Stats) skip(reason string, n int) {
+func (s *Stats) skip(reason SkipReason, n int) {
 	if s.Skipped == nil {
-		s.Skipped = map[string]int{}
+		s.Skipped = map[SkipReason]int{}
 	}
 	s.Skipped[reason] += n
 }
@@ -131,73 +132,16 @@ type sceneJob struct {
 // when ctx is cancelled.
 func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]Obs, Stats, error) {
 	registerGDAL()
-	st := Stats{Skipped: map[string]int{}, Masked: map[string]int{}, Gaps: map[string]Gap{}}
+	st := Stats{Skipped: map[SkipReason]int{}, Masked: map[MaskReason]int{}, Gaps: map[string]Gap{}}
 	if cat == nil {
 		return nil, st, nil
 	}
-	profiles := Profiles()
-	for k, p := range o.Profiles {
-		profiles[k] = p
-	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	cfg := append(append([]string{}, CloudConfig...), o.GDALConfig...)
-	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
-
-	// Group the work by scene.
-	jobIdx := map[*Item]int{}
-	var jobs []*sceneJob
-	for gi := range grids {
-		g := &grids[gi]
-		for _, it := range cat.Select(g.Field, o.From, o.To) {
-			j, ok := jobIdx[it]
-			if !ok {
-				j = len(jobs)
-				jobIdx[it] = j
-				jobs = append(jobs, &sceneJob{item: it})
-			}
-			for ci := range g.Cells {
-				jobs[j].cells = append(jobs[j].cells, cellRef{gi, ci})
-			}
-		}
-	}
+	jobs := groupByScene(cat, grids, o.From, o.To)
 	st.Scenes = len(jobs)
-
-	type result struct {
-		obs []Obs
-		st  sceneStats
-	}
-	results := make([]result, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := &reader{cloudCfg: cfg, localCfg: localCfg, allow: cat.allow}
-			defer r.close()
-			for j := range next {
-				obs, ss := r.scene(ctx, jobs[j], grids, profiles)
-				results[j] = result{obs, ss}
-			}
-		}()
-	}
-feed:
-	for j := range jobs {
-		select {
-		case next <- j:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
+	results := sampleScenes(ctx, jobs, grids, o, cat.allow)
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sample series: %w", err)
 	}
-
 	var all []Obs
 	for _, r := range results {
 		all = append(all, r.obs...)
@@ -215,6 +159,76 @@ feed:
 	}
 	st.Gaps = gaps(grids, jobs, all)
 	return all, st, nil
+}
+
+// groupByScene turns the items each talhão selects into one job per scene
+// holding every cell it covers, in the order the talhões select them.
+func groupByScene(cat *Catalog, grids []grid.Grid, from, to time.Time) []*sceneJob {
+	jobIdx := map[*Item]int{}
+	var jobs []*sceneJob
+	for gi := range grids {
+		g := &grids[gi]
+		for _, it := range cat.Select(g.Field, from, to) {
+			j, ok := jobIdx[it]
+			if !ok {
+				j = len(jobs)
+				jobIdx[it] = j
+				jobs = append(jobs, &sceneJob{item: it})
+			}
+			for ci := range g.Cells {
+				jobs[j].cells = append(jobs[j].cells, cellRef{gi, ci})
+			}
+		}
+	}
+	return jobs
+}
+
+// sceneResult is what one scene gave.
+type sceneResult struct {
+	obs []Obs
+	st  sceneStats
+}
+
+// sampleScenes reads the scenes, at most o.Workers at once, and returns
+// their results in the order of jobs. Each running scene holds one reader
+// (buffers and PROJ transforms are not shared). Once ctx is cancelled no
+// further scene starts.
+func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Options, allow []string) []sceneResult {
+	profiles := Profiles()
+	for k, p := range o.Profiles {
+		profiles[k] = p
+	}
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	cfg := append(append([]string{}, CloudConfig...), o.GDALConfig...)
+	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
+	free := make(chan *reader, workers)
+	for range workers {
+		free <- &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
+	}
+	results := make([]sceneResult, len(jobs))
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for j, job := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			r := <-free
+			defer func() { free <- r }()
+			obs, ss := r.scene(ctx, job, grids, profiles)
+			results[j] = sceneResult{obs, ss}
+			return nil
+		})
+	}
+	_ = g.Wait() // the scenes return no error: problems are in their stats
+	close(free)
+	for r := range free {
+		r.close()
+	}
+	return results
 }
 
 // obsRank orders same-date candidates: more valid indices first.
@@ -334,15 +348,12 @@ func sortedDates(m map[time.Time]bool) []time.Time {
 
 type sceneStats struct {
 	read     bool
-	skipped  map[string]int
+	skipped  map[SkipReason]int
 	problems []Problem
 }
 
-func (s *sceneStats) skip(it *Item, asset, reason string, n int, err error) {
-	if s.skipped == nil {
-		s.skipped = map[string]int{}
-	}
-	s.skipped[reason] += n
+func (s *sceneStats) skip(it *Item, asset string, reason SkipReason, n int, err error) {
+	s.count(reason, n)
 	p := Problem{Item: it.ID, Asset: asset, Reason: reason}
 	if err != nil {
 		p.Detail = err.Error()
@@ -350,9 +361,9 @@ func (s *sceneStats) skip(it *Item, asset, reason string, n int, err error) {
 	s.problems = append(s.problems, p)
 }
 
-func (s *sceneStats) count(reason string, n int) {
+func (s *sceneStats) count(reason SkipReason, n int) {
 	if s.skipped == nil {
-		s.skipped = map[string]int{}
+		s.skipped = map[SkipReason]int{}
 	}
 	s.skipped[reason] += n
 }
@@ -438,6 +449,16 @@ func firstKey(it *Item, keys []string) (string, Asset, bool) {
 	return "", Asset{}, false
 }
 
+// sceneSkip is why a whole scene is skipped, and the asset at fault.
+type sceneSkip struct {
+	asset  string
+	reason SkipReason
+	err    error
+}
+
+// scene samples one scene at its cells: it resolves the profile's assets,
+// reads the mask and then the bands at the clear cells, and computes the
+// indices.
 func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) ([]Obs, sceneStats) {
 	var ss sceneStats
 	it := job.item
@@ -446,61 +467,95 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 	}
 	p := profiles[it.Collection]
 	if p == nil {
-		ss.skip(it, "", "no-profile", 1, fmt.Errorf("collection %q has no sensor profile", it.Collection))
+		ss.skip(it, "", SkipNoProfile, 1, fmt.Errorf("collection %q has no sensor profile", it.Collection))
 		return nil, ss
 	}
 	cells := job.cells
 	if p.MODIS {
-		kept := cells[:0:0]
-		for _, c := range cells {
-			g := &grids[c.g]
-			switch {
-			case !g.MODISEligible:
-				ss.count("modis-ineligible-field", 1)
-			case !g.Cells[c.c].MODIS:
-				ss.count("modis-ineligible-cell", 1)
-			default:
-				kept = append(kept, c)
-			}
-		}
-		cells = kept
-		if len(cells) == 0 {
+		if cells = modisCells(cells, grids, &ss); len(cells) == 0 {
 			return nil, ss
 		}
 	}
-
-	// Resolve the roles.
-	type want struct {
-		name string
-		keys []string
+	roles, qa, skip := resolveRoles(it, p, r.allow)
+	if skip == nil {
+		lon, lat := cellCentres(cells, grids)
+		var mask []MaskReason
+		mask, skip = r.read(ctx, p, roles, qa, lon, lat)
+		if skip == nil {
+			ss.read = true
+			return indices(it, p, roles, mask, cells, grids, &ss), ss
+		}
 	}
+	ss.skip(it, skip.asset, skip.reason, 1, skip.err)
+	return nil, ss
+}
+
+// modisCells keeps the cells a MODIS scene may sample (IN 6.4 I) and counts
+// the others.
+func modisCells(cells []cellRef, grids []grid.Grid, ss *sceneStats) []cellRef {
+	kept := cells[:0:0]
+	for _, c := range cells {
+		g := &grids[c.g]
+		switch {
+		case !g.MODISEligible:
+			ss.count(SkipMODISIneligibleField, 1)
+		case !g.Cells[c.c].MODIS:
+			ss.count(SkipMODISIneligibleCell, 1)
+		default:
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// cellCentres returns the lon/lat centres of the cells.
+func cellCentres(cells []cellRef, grids []grid.Grid) (lon, lat []float64) {
+	lon = make([]float64, len(cells))
+	lat = make([]float64, len(cells))
+	for i, c := range cells {
+		pt := grids[c.g].Cells[c.c].Centre
+		lon[i], lat[i] = pt[0], pt[1]
+	}
+	return lon, lat
+}
+
+// want is a role of a profile and the asset keys that may hold it.
+type want struct {
+	name string
+	keys []string
+}
+
+// profileWants lists the roles a profile reads, QA first.
+func profileWants(p *Profile) []want {
 	var wants []want
 	if len(p.QA) > 0 {
 		wants = append(wants, want{"qa", p.QA})
 	}
 	if len(p.NDVI) > 0 {
-		wants = append(wants, want{"ndvi", p.NDVI})
-	} else {
-		wants = append(wants, want{"red", p.Red}, want{"nir", p.NIR})
-		if len(p.SWIR1) > 0 {
-			wants = append(wants, want{"swir1", p.SWIR1}, want{"swir2", p.SWIR2})
-		}
+		return append(wants, want{"ndvi", p.NDVI})
 	}
-	var roles []*role
-	var qa *role
-	for _, w := range wants {
+	wants = append(wants, want{"red", p.Red}, want{"nir", p.NIR})
+	if len(p.SWIR1) > 0 {
+		wants = append(wants, want{"swir1", p.SWIR1}, want{"swir2", p.SWIR2})
+	}
+	return wants
+}
+
+// resolveRoles finds the asset of each role of the profile in the item and
+// the path GDAL opens it by. qa is nil when the profile has no QA asset or
+// an optional one the item lacks.
+func resolveRoles(it *Item, p *Profile, allow []string) (roles []*role, qa *role, skip *sceneSkip) {
+	for _, w := range profileWants(p) {
 		k, a, ok := firstKey(it, w.keys)
 		if !ok {
 			if w.name == "qa" && p.QAOptional {
 				continue
 			}
-			ss.skip(it, strings.Join(w.keys, "|"), "missing-asset", 1, fmt.Errorf("no %s asset (keys %v)", w.name, w.keys))
-			return nil, ss
+			return nil, nil, &sceneSkip{strings.Join(w.keys, "|"), SkipMissingAsset, fmt.Errorf("no %s asset (keys %v)", w.name, w.keys)}
 		}
-		path, err := gdalPath(a.Href, r.allow)
+		path, err := gdalPath(a.Href, allow)
 		if err != nil {
-			ss.skip(it, k, "bad-href", 1, err)
-			return nil, ss
+			return nil, nil, &sceneSkip{k, SkipBadHref, err}
 		}
 		ro := &role{name: w.name, key: k, asset: a, path: path, rad: AssetRadiometry(p, it, a)}
 		roles = append(roles, ro)
@@ -508,132 +563,154 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 			qa = ro
 		}
 	}
+	return roles, qa, nil
+}
 
-	// Open each file once.
+// read opens the roles' files (each once), places the cells in each
+// file's pixel space and reads the mask, then the other bands at the cells
+// the mask leaves clear. It returns the mask reason of each cell ("" when
+// clear).
+func (r *reader) read(ctx context.Context, p *Profile, roles []*role, qa *role, lon, lat []float64) ([]MaskReason, *sceneSkip) {
 	files := map[string]*openDS{}
 	defer func() {
 		for _, f := range files {
 			f.ds.Close()
 		}
 	}()
+	if skip := r.openRoles(roles, files); skip != nil {
+		return nil, skip
+	}
+	if skip := r.locate(roles, lon, lat); skip != nil {
+		return nil, skip
+	}
+	mask := outsideScene(roles, len(lon))
+	if qa != nil {
+		idx := pending(mask)
+		if err := r.readPixels(ctx, qa, idx); err != nil {
+			return nil, &sceneSkip{qa.key, readReason(ctx), err}
+		}
+		for _, i := range idx {
+			mask[i] = p.maskReason(qa.val[i])
+		}
+	}
+	idx := pending(mask)
+	for _, ro := range roles {
+		if ro == qa || len(idx) == 0 {
+			continue
+		}
+		if err := r.readPixels(ctx, ro, idx); err != nil {
+			return nil, &sceneSkip{ro.key, readReason(ctx), err}
+		}
+	}
+	return mask, nil
+}
+
+// openRoles opens each role's file once (files holds those already open)
+// and picks its band.
+func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
 	for _, ro := range roles {
 		if f, ok := files[ro.path]; ok {
 			ro.ds = f
 		} else {
 			f, reason, err := r.open(ro.path)
 			if err != nil {
-				ss.skip(it, ro.key, reason, 1, err)
-				return nil, ss
+				return &sceneSkip{ro.key, reason, err}
 			}
 			files[ro.path] = f
 			ro.ds = f
 		}
 		if ro.asset.Band > len(ro.ds.ds.Bands()) {
-			ss.skip(it, ro.key, "missing-band", 1, fmt.Errorf("%s has %d bands, asset wants band %d", ro.asset.Href, len(ro.ds.ds.Bands()), ro.asset.Band))
-			return nil, ss
+			return &sceneSkip{ro.key, SkipMissingBand, fmt.Errorf("%s has %d bands, asset wants band %d", ro.asset.Href, len(ro.ds.ds.Bands()), ro.asset.Band)}
 		}
 		ro.band = ro.ds.ds.Bands()[ro.asset.Band-1]
 		ro.nd, ro.hasND = ro.band.NoData()
 	}
+	return nil
+}
 
-	// Cell centres in each file's pixel space (one transform per CRS).
-	lon := make([]float64, len(cells))
-	lat := make([]float64, len(cells))
-	for i, c := range cells {
-		pt := grids[c.g].Cells[c.c].Centre
-		lon[i], lat[i] = pt[0], pt[1]
-	}
+// locate places the cell centres in each role's pixel space (one
+// transform per CRS); a cell outside the raster gets column and row -1.
+func (r *reader) locate(roles []*role, lon, lat []float64) *sceneSkip {
 	proj := map[string][2][]float64{}
 	for _, ro := range roles {
 		xy, ok := proj[ro.ds.wkt]
 		if !ok {
 			x, y, err := r.toCRS(ro.ds.wkt, lon, lat)
 			if err != nil {
-				ss.skip(it, ro.key, "no-crs", 1, err)
-				return nil, ss
+				return &sceneSkip{ro.key, SkipNoCRS, err}
 			}
 			xy = [2][]float64{x, y}
 			proj[ro.ds.wkt] = xy
 		}
-		ro.col = make([]int, len(cells))
-		ro.row = make([]int, len(cells))
-		ro.val = make([]float64, len(cells))
-		for i := range cells {
-			x, y := xy[0][i], xy[1][i]
-			inv := &ro.ds.inv
-			fc := inv[0] + inv[1]*x + inv[2]*y
-			fr := inv[3] + inv[4]*x + inv[5]*y
-			c, rr := int(math.Floor(fc)), int(math.Floor(fr))
-			if math.IsNaN(fc) || math.IsNaN(fr) || c < 0 || rr < 0 || c >= ro.ds.sx || rr >= ro.ds.sy {
-				c, rr = -1, -1
-			}
-			ro.col[i], ro.row[i] = c, rr
+		n := len(lon)
+		ro.col, ro.row, ro.val = make([]int, n), make([]int, n), make([]float64, n)
+		for i := range n {
+			ro.col[i], ro.row[i] = ro.ds.pixel(xy[0][i], xy[1][i])
 			ro.val[i] = math.NaN()
 		}
 	}
+	return nil
+}
 
-	// Mask first.
-	reason := make([]string, len(cells))
-	for i := range cells {
+// pixel returns the column and row of the point (x, y) in the file's CRS,
+// or -1, -1 when it lies outside the raster.
+func (f *openDS) pixel(x, y float64) (int, int) {
+	inv := &f.inv
+	fc := inv[0] + inv[1]*x + inv[2]*y
+	fr := inv[3] + inv[4]*x + inv[5]*y
+	c, r := int(math.Floor(fc)), int(math.Floor(fr))
+	if math.IsNaN(fc) || math.IsNaN(fr) || c < 0 || r < 0 || c >= f.sx || r >= f.sy {
+		return -1, -1
+	}
+	return c, r
+}
+
+// outsideScene masks the cells that lie outside any role's raster.
+func outsideScene(roles []*role, n int) []MaskReason {
+	mask := make([]MaskReason, n)
+	for i := range mask {
 		for _, ro := range roles {
 			if ro.col[i] < 0 {
-				reason[i] = "outside-scene"
+				mask[i] = MaskedOutsideScene
 				break
 			}
 		}
 	}
-	if qa != nil {
-		idx := pending(reason)
-		if err := r.readPixels(ctx, qa, idx); err != nil {
-			ss.skip(it, qa.key, readReason(ctx, err), 1, err)
-			return nil, ss
-		}
-		for _, i := range idx {
-			reason[i] = p.maskReason(qa.val[i])
-		}
-	}
-	idx := pending(reason)
-	for _, ro := range roles {
-		if ro == qa || len(idx) == 0 {
-			continue
-		}
-		if err := r.readPixels(ctx, ro, idx); err != nil {
-			ss.skip(it, ro.key, readReason(ctx, err), 1, err)
-			return nil, ss
-		}
-	}
+	return mask
+}
 
-	ss.read = true
-
-	// Indices.
+// indices computes the observation of each cell from the bands read, and
+// counts the cells outside the scene.
+func indices(it *Item, p *Profile, roles []*role, mask []MaskReason, cells []cellRef, grids []grid.Grid, ss *sceneStats) []Obs {
 	date := grid.Date(it.Datetime)
 	obs := make([]Obs, len(cells))
 	nan := float32(math.NaN())
 	for i, c := range cells {
 		cell := &grids[c.g].Cells[c.c]
-		ob := Obs{FieldID: grids[c.g].Field.ID, CellID: cell.ID, Date: date, Collection: it.Collection, ItemID: it.ID, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan, Mask: reason[i]}
+		ob := Obs{FieldID: grids[c.g].Field.ID, CellID: cell.ID, Date: date, Collection: it.Collection, ItemID: it.ID, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan, Mask: mask[i]}
 		if ob.Mask == "" {
 			compute(p, roles, i, &ob)
 		}
-		if ob.Mask == "outside-scene" {
-			ss.count("outside-scene", 1)
+		if ob.Mask == MaskedOutsideScene {
+			ss.count(SkipOutsideScene, 1)
 		}
 		obs[i] = ob
 	}
-	return obs, ss
+	return obs
 }
 
-func readReason(ctx context.Context, err error) string {
+// readReason is the skip reason of a failed read.
+func readReason(ctx context.Context) SkipReason {
 	if ctx.Err() != nil {
-		return "cancelled"
+		return SkipCancelled
 	}
-	return "unreadable"
+	return SkipUnreadable
 }
 
-func pending(reason []string) []int {
+func pending(mask []MaskReason) []int {
 	var idx []int
-	for i, r := range reason {
-		if r == "" {
+	for i, m := range mask {
+		if m == "" {
 			idx = append(idx, i)
 		}
 	}
@@ -641,31 +718,36 @@ func pending(reason []string) []int {
 }
 
 // value turns a DN into a physical value, or returns a reason.
-func (ro *role) value(p *Profile, i int) (float64, string) {
+func (ro *role) value(p *Profile, i int) (float64, MaskReason) {
 	v := ro.val[i]
 	if math.IsNaN(v) {
-		return 0, "nodata"
+		return 0, MaskedNodata
 	}
 	for _, n := range p.Nodata {
 		if v == n {
-			return 0, "nodata"
+			return 0, MaskedNodata
 		}
 	}
 	if ro.asset.Nodata != nil && v == *ro.asset.Nodata {
-		return 0, "nodata"
+		return 0, MaskedNodata
 	}
 	if ro.hasND && v == ro.nd {
-		return 0, "nodata"
+		return 0, MaskedNodata
 	}
 	if p.ValidMax > p.ValidMin && (v < p.ValidMin || v > p.ValidMax) {
-		return 0, "nodata"
+		return 0, MaskedNodata
 	}
 	if p.SaturatedMin != 0 && v >= p.SaturatedMin {
-		return 0, "saturated"
+		return 0, MaskedSaturated
 	}
 	return v*ro.rad.Scale + ro.rad.Offset, ""
 }
 
+// noSWIR stands for the NDTI reason of a profile without a SWIR pair.
+const noSWIR MaskReason = "none"
+
+// compute sets the indices, reflectances and mask of ob from the bands
+// read at cell i.
 func compute(p *Profile, roles []*role, i int, ob *Obs) {
 	get := func(name string) *role {
 		for _, ro := range roles {
@@ -686,7 +768,7 @@ func compute(p *Profile, roles []*role, i int, ob *Obs) {
 	}
 	nd, why1 := normDiff(p, get("nir"), get("red"), i)
 	var nt float64
-	why2 := "none" // the profile has no SWIR pair
+	why2 := noSWIR
 	if s1, s2 := get("swir1"), get("swir2"); s1 != nil && s2 != nil {
 		nt, why2 = normDiff(p, s1, s2, i)
 	}
@@ -699,14 +781,14 @@ func compute(p *Profile, roles []*role, i int, ob *Obs) {
 		ob.SWIR1, ob.SWIR2 = reflectance(p, get("swir1"), i), reflectance(p, get("swir2"), i)
 	}
 	switch {
-	case why1 == "" && (why2 == "" || why2 == "none"):
+	case why1 == "" && (why2 == "" || why2 == noSWIR):
 	case why1 == "":
-		ob.Mask = "ndti:" + why2
-	case why2 == "none":
+		ob.Mask = why2.only("ndti")
+	case why2 == noSWIR:
 		ob.Mask = why1
 	case why2 == "":
-		ob.Mask = "ndvi:" + why1
-	case why1 == "zero-denominator":
+		ob.Mask = why1.only("ndvi")
+	case why1 == MaskedZeroDenominator:
 		ob.Mask = why2
 	default:
 		ob.Mask = why1
@@ -724,7 +806,7 @@ func reflectance(p *Profile, ro *role, i int) float32 {
 }
 
 // normDiff returns (a−b)/(a+b) of the reflectances, or a reason.
-func normDiff(p *Profile, ra, rb *role, i int) (float64, string) {
+func normDiff(p *Profile, ra, rb *role, i int) (float64, MaskReason) {
 	a, why := ra.value(p, i)
 	if why != "" {
 		return 0, why
@@ -735,34 +817,34 @@ func normDiff(p *Profile, ra, rb *role, i int) (float64, string) {
 	}
 	den := a + b
 	if !(den > 0) {
-		return 0, "zero-denominator"
+		return 0, MaskedZeroDenominator
 	}
 	return (a - b) / den, ""
 }
 
-func (r *reader) open(path string) (*openDS, string, error) {
+func (r *reader) open(path string) (*openDS, SkipReason, error) {
 	cfg := r.localCfg
 	if strings.HasPrefix(path, "/vsi") {
 		cfg = r.cloudCfg
 	}
 	ds, err := godal.Open(path, godal.RasterOnly(), godal.ConfigOption(cfg...))
 	if err != nil {
-		return nil, "unreadable", fmt.Errorf("open %s: %w", path, err)
+		return nil, SkipUnreadable, fmt.Errorf("open %s: %w", path, err)
 	}
 	f := &openDS{ds: ds, wkt: ds.Projection(), cfg: cfg}
 	if f.wkt == "" {
 		ds.Close()
-		return nil, "no-crs", fmt.Errorf("open %s: raster has no CRS", path)
+		return nil, SkipNoCRS, fmt.Errorf("open %s: raster has no CRS", path)
 	}
 	gt, err := ds.GeoTransform()
 	if err != nil {
 		ds.Close()
-		return nil, "no-crs", fmt.Errorf("open %s: no geotransform: %w", path, err)
+		return nil, SkipNoCRS, fmt.Errorf("open %s: no geotransform: %w", path, err)
 	}
 	det := gt[1]*gt[5] - gt[2]*gt[4]
 	if det == 0 {
 		ds.Close()
-		return nil, "no-crs", fmt.Errorf("open %s: singular geotransform %v", path, gt)
+		return nil, SkipNoCRS, fmt.Errorf("open %s: singular geotransform %v", path, gt)
 	}
 	// Inverse of x = gt0 + c*gt1 + r*gt2, y = gt3 + c*gt4 + r*gt5.
 	f.inv = [6]float64{

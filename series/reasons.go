@@ -1,0 +1,67 @@
+package series
+
+// SkipReason says why a scene, a cell or a catalog item was not sampled. It
+// is the key of Stats.Skipped and the Reason of a Problem; its string value
+// is what reports and run manifests print.
+type SkipReason string
+
+// Reasons a scene, cell or item is skipped.
+const (
+	// SkipNoProfile: the item's collection has no sensor profile.
+	SkipNoProfile SkipReason = "no-profile"
+	// SkipMissingAsset: the item lacks an asset the profile needs.
+	SkipMissingAsset SkipReason = "missing-asset"
+	// SkipBadHref: an asset href is not usable or lies outside the allowed
+	// prefixes (ErrBadHref).
+	SkipBadHref SkipReason = "bad-href"
+	// SkipUnreadable: a file could not be opened or read. Some of these
+	// failures are transient (see TransientReads).
+	SkipUnreadable SkipReason = "unreadable"
+	// SkipCancelled: a read stopped because the context was cancelled.
+	SkipCancelled SkipReason = "cancelled"
+	// SkipNoCRS: a raster has no CRS or no usable geotransform, or the cell
+	// centres cannot be projected to it.
+	SkipNoCRS SkipReason = "no-crs"
+	// SkipMissingBand: the file has fewer bands than the asset's band.
+	SkipMissingBand SkipReason = "missing-band"
+	// SkipOutsideScene counts cells (not scenes) that fall outside a
+	// scene's rasters; their observation is masked MaskedOutsideScene.
+	SkipOutsideScene SkipReason = "outside-scene"
+	// SkipMODISIneligibleField and SkipMODISIneligibleCell count cells left
+	// out of MODIS scenes because the talhão or the cell is not eligible
+	// (IN 6.4 I).
+	SkipMODISIneligibleField SkipReason = "modis-ineligible-field"
+	SkipMODISIneligibleCell  SkipReason = "modis-ineligible-cell"
+	// SkipMalformedItem and SkipDuplicateItem are catalog problems
+	// (LoadCatalog): an item that cannot be used, a second copy of an item.
+	SkipMalformedItem SkipReason = "malformed-item"
+	SkipDuplicateItem SkipReason = "duplicate-item"
+)
+
+// MaskReason says why an observation has no value (Obs.Mask); "" means
+// every index is valid. Its string value is the mask_reason column of the
+// observations dataset. A reason that touches one index only is prefixed
+// with it ("ndti:nodata", "ndvi:zero-denominator").
+type MaskReason string
+
+// Reasons an observation is masked.
+const (
+	MaskedCloud         MaskReason = "cloud"
+	MaskedShadow        MaskReason = "shadow"
+	MaskedCirrus        MaskReason = "cirrus"
+	MaskedSnow          MaskReason = "snow"
+	MaskedDark          MaskReason = "dark"
+	MaskedCloudAdjacent MaskReason = "cloud-adjacent"
+	// MaskedNodata: the QA or a band says no data, or a DN is outside the
+	// profile's valid range.
+	MaskedNodata    MaskReason = "nodata"
+	MaskedSaturated MaskReason = "saturated"
+	// MaskedZeroDenominator: a normalized difference with a sum ≤ 0.
+	MaskedZeroDenominator MaskReason = "zero-denominator"
+	// MaskedOutsideScene: the cell centre lies outside a raster of the
+	// scene.
+	MaskedOutsideScene MaskReason = "outside-scene"
+)
+
+// only marks a reason as touching one index ("ndti", "ndvi") only.
+func (m MaskReason) only(index string) MaskReason { return MaskReason(index) + ":" + m }
