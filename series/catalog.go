@@ -294,64 +294,45 @@ func parseItem(data []byte, base string) (*Item, error) {
 			ID string `json:"id"`
 		}
 		_ = json.Unmarshal(data, &idOnly)
-		return nil, fmt.Errorf("%w: %w", Problem{Item: idOnly.ID, Reason: SkipMalformedItem, Detail: "decode json: " + err.Error()}, ErrMalformedItem)
+		return nil, malformed(idOnly.ID, "decode json: "+err.Error())
 	}
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %w", Problem{Item: r.ID, Reason: SkipMalformedItem, Detail: fmt.Sprintf(format, a...)}, ErrMalformedItem)
+	it, err := r.item(base)
+	if err != nil {
+		return nil, malformed(r.ID, err.Error())
 	}
+	return it, nil
+}
+
+// malformed is the error of an unusable item: a Problem wrapping
+// ErrMalformedItem.
+func malformed(id, detail string) error {
+	return fmt.Errorf("%w: %w", Problem{Item: id, Reason: SkipMalformedItem, Detail: detail}, ErrMalformedItem)
+}
+
+// item checks a decoded item and reduces it to what sampling needs.
+func (r *rawItem) item(base string) (*Item, error) {
 	if r.ID == "" {
-		return nil, bad("no id")
+		return nil, errors.New("no id")
 	}
 	if r.Type != "" && r.Type != "Feature" {
-		return nil, bad("type %q is not Feature", r.Type)
+		return nil, fmt.Errorf("type %q is not Feature", r.Type)
 	}
 	it := &Item{ID: r.ID, Collection: r.Collection, Source: base, Assets: map[string]Asset{}}
 	p := r.Properties
 	if p == nil {
-		return nil, bad("no properties")
+		return nil, errors.New("no properties")
 	}
 	if it.Collection == "" {
 		if c, ok := p["collection"].(string); ok {
 			it.Collection = c
 		}
 	}
-	dt, _ := p["datetime"].(string)
-	if dt == "" {
-		dt, _ = p["start_datetime"].(string)
+	var err error
+	if it.Datetime, err = itemDatetime(p); err != nil {
+		return nil, err
 	}
-	if dt == "" {
-		return nil, bad("no datetime (nor start_datetime)")
-	}
-	t, err := parseTime(dt)
-	if err != nil {
-		return nil, bad("datetime %q: %v", dt, err)
-	}
-	it.Datetime = t
-	if len(r.Geometry) > 0 && string(r.Geometry) != "null" {
-		g, err := parsePolygonal(r.Geometry)
-		if err != nil {
-			return nil, bad("geometry: %v", err)
-		}
-		it.Geometry = g
-	}
-	switch {
-	case len(r.BBox) == 4:
-		it.BBox = orb.Bound{Min: orb.Point{r.BBox[0], r.BBox[1]}, Max: orb.Point{r.BBox[2], r.BBox[3]}}
-	case len(r.BBox) == 6:
-		it.BBox = orb.Bound{Min: orb.Point{r.BBox[0], r.BBox[1]}, Max: orb.Point{r.BBox[3], r.BBox[4]}}
-	case it.Geometry != nil:
-		it.BBox = it.Geometry.Bound()
-	default:
-		return nil, bad("no bbox and no geometry")
-	}
-	for _, v := range r.BBox {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, bad("bbox %v not finite", r.BBox)
-		}
-	}
-	if it.BBox.Min[0] > it.BBox.Max[0] || it.BBox.Min[1] > it.BBox.Max[1] {
-		// Antimeridian-crossing boxes are not expected over Brazil.
-		return nil, bad("bbox %v has min > max", r.BBox)
+	if it.Geometry, it.BBox, err = r.footprint(); err != nil {
+		return nil, err
 	}
 	if e, ok := p["proj:epsg"].(float64); ok {
 		it.EPSG = int(e)
@@ -363,28 +344,84 @@ func parseItem(data []byte, base string) (*Item, error) {
 		it.BOAOffsetApplied = &b
 	}
 	if len(r.Assets) == 0 {
-		return nil, bad("no assets")
+		return nil, errors.New("no assets")
 	}
 	for k, a := range r.Assets {
-		as := Asset{Href: resolveHref(a.Href, base), Band: a.Band}
-		if as.Band <= 0 {
-			as.Band = 1
-		}
-		if len(a.RasterBands) >= as.Band {
-			rb := a.RasterBands[as.Band-1]
-			as.Scale, as.Offset = rb.Scale, rb.Offset
-			switch v := rb.Nodata.(type) {
-			case float64:
-				as.Nodata = &v
-			case string: // "nan", "inf", "-inf" per the raster extension
-				if f, err := parseNodataString(v); err == nil {
-					as.Nodata = &f
-				}
-			}
-		}
-		it.Assets[k] = as
+		it.Assets[k] = a.asset(base)
 	}
 	return it, nil
+}
+
+// itemDatetime is the item's datetime, or its start_datetime when datetime
+// is null.
+func itemDatetime(p map[string]any) (time.Time, error) {
+	dt, _ := p["datetime"].(string)
+	if dt == "" {
+		dt, _ = p["start_datetime"].(string)
+	}
+	if dt == "" {
+		return time.Time{}, errors.New("no datetime (nor start_datetime)")
+	}
+	t, err := parseTime(dt)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("datetime %q: %v", dt, err)
+	}
+	return t, nil
+}
+
+// footprint is the item's geometry (nil when it has none) and its lon/lat
+// bounding box: the bbox field, else the geometry's bound.
+func (r *rawItem) footprint() (orb.Geometry, orb.Bound, error) {
+	var g orb.Geometry
+	if len(r.Geometry) > 0 && string(r.Geometry) != "null" {
+		var err error
+		if g, err = parsePolygonal(r.Geometry); err != nil {
+			return nil, orb.Bound{}, fmt.Errorf("geometry: %v", err)
+		}
+	}
+	var b orb.Bound
+	switch {
+	case len(r.BBox) == 4:
+		b = orb.Bound{Min: orb.Point{r.BBox[0], r.BBox[1]}, Max: orb.Point{r.BBox[2], r.BBox[3]}}
+	case len(r.BBox) == 6:
+		b = orb.Bound{Min: orb.Point{r.BBox[0], r.BBox[1]}, Max: orb.Point{r.BBox[3], r.BBox[4]}}
+	case g != nil:
+		b = g.Bound()
+	default:
+		return nil, orb.Bound{}, errors.New("no bbox and no geometry")
+	}
+	for _, v := range r.BBox {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, orb.Bound{}, fmt.Errorf("bbox %v not finite", r.BBox)
+		}
+	}
+	if b.Min[0] > b.Max[0] || b.Min[1] > b.Max[1] {
+		// Antimeridian-crossing boxes are not expected over Brazil.
+		return nil, orb.Bound{}, fmt.Errorf("bbox %v has min > max", r.BBox)
+	}
+	return g, b, nil
+}
+
+// asset resolves the asset's href against base and reads its band's
+// raster:bands scale, offset and nodata.
+func (a rawAsset) asset(base string) Asset {
+	as := Asset{Href: resolveHref(a.Href, base), Band: a.Band}
+	if as.Band <= 0 {
+		as.Band = 1
+	}
+	if len(a.RasterBands) >= as.Band {
+		rb := a.RasterBands[as.Band-1]
+		as.Scale, as.Offset = rb.Scale, rb.Offset
+		switch v := rb.Nodata.(type) {
+		case float64:
+			as.Nodata = &v
+		case string: // "nan", "inf", "-inf" per the raster extension
+			if f, err := parseNodataString(v); err == nil {
+				as.Nodata = &f
+			}
+		}
+	}
+	return as
 }
 
 func parseNodataString(s string) (float64, error) {
