@@ -9,20 +9,16 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
-
 	"time"
 
-	"github.com/manejo/manejo/storage"
-
-	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/storage"
 	"github.com/paulmach/orb"
 )
 
@@ -31,26 +27,22 @@ var (
 	// ErrMalformedItem marks a STAC item that cannot be used (no id, no
 	// datetime, no bbox or geometry, no assets...).
 	ErrMalformedItem = errors.New("series: malformed STAC item")
-	// ErrBadHref marks an asset href that is not a local file, s3:// or
-	// https:// URL, or lies outside the allowed prefixes.
-	ErrBadHref = errors.New("series: bad asset href")
-	// ErrNoCatalog is returned when the catalog source holds no item at all.
-	ErrNoCatalog = errors.New("series: no STAC items in catalog")
+	// errBadHref marks an asset href that is not a local file, s3:// or
+	// https:// URL, or lies outside the allowed prefixes (SkipBadHref), and
+	// an http:// catalog.
+	errBadHref = errors.New("series: bad asset href")
+	// errNoCatalog is returned when the catalog source holds no item at all.
+	errNoCatalog = errors.New("series: no STAC items in catalog")
 )
 
-// Opener opens a catalog document by URL or path. The storage package of
-// the command line offers one that reaches s3:// through the AWS SDK.
-type Opener func(ctx context.Context, url string) (io.ReadCloser, error)
-
-// CatalogOptions configure LoadCatalog. The zero value reads local files,
-// https:// with net/http and s3:// through GDAL's /vsis3/ (AWS credentials
-// from the environment).
+// CatalogOptions configure LoadCatalog. The zero value reads catalogs with
+// storage.Open (local files, s3://, https://).
 type CatalogOptions struct {
-	// Open reads catalog documents; nil means DefaultOpener.
-	Open Opener
+	// Open reads catalog documents; nil means storage.Open.
+	Open func(ctx context.Context, url string) (io.ReadCloser, error)
 	// AllowHrefPrefixes, when not empty, restricts asset hrefs (after
 	// resolving relative ones) to those starting with one of the prefixes;
-	// others make the scene skipped with reason "bad-href".
+	// others make the scene skipped with reason SkipBadHref.
 	AllowHrefPrefixes []string
 }
 
@@ -122,7 +114,7 @@ func (p Problem) Error() string {
 func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, []error) {
 	open := o.Open
 	if open == nil {
-		open = DefaultOpener
+		open = storage.Open
 	}
 	var docs []string
 	if !isURL(src) {
@@ -146,7 +138,7 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		}
 	} else {
 		if strings.HasPrefix(src, "http://") {
-			return nil, []error{fmt.Errorf("open catalog %s: %w: use https://", src, ErrBadHref)}
+			return nil, []error{fmt.Errorf("open catalog %s: %w: use https://", src, errBadHref)}
 		}
 		docs = []string{src}
 	}
@@ -172,7 +164,7 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		errs = append(errs, ierrs...)
 	}
 	if len(cat.Items) == 0 {
-		return nil, append(errs, fmt.Errorf("load %s: %w", src, ErrNoCatalog))
+		return nil, append(errs, fmt.Errorf("load %s: %w", src, errNoCatalog))
 	}
 	// Duplicate ids keep the first occurrence.
 	seen := map[string]bool{}
@@ -197,13 +189,9 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 	return cat, errs
 }
 
-// ParseItems parses one catalog document (ItemCollection, single Item or
-// newline-delimited Items). base resolves relative hrefs (a file path or
+// parseDocument parses one catalog document (ItemCollection, single Item
+// or newline-delimited Items). base resolves relative hrefs (a file path or
 // URL of the document). Malformed items are reported and skipped.
-func ParseItems(data []byte, base string) ([]*Item, []error) {
-	return parseDocument(data, base)
-}
-
 func parseDocument(data []byte, base string) ([]*Item, []error) {
 	data = bytes.TrimSpace(data)
 	var head struct {
@@ -486,10 +474,10 @@ func resolveHref(href, base string) string {
 }
 
 // gdalPath maps a resolved href to the name GDAL opens, or an error
-// wrapping ErrBadHref.
+// wrapping errBadHref.
 func gdalPath(href string, allow []string) (string, error) {
 	if href == "" {
-		return "", fmt.Errorf("empty href: %w", ErrBadHref)
+		return "", fmt.Errorf("empty href: %w", errBadHref)
 	}
 	if len(allow) > 0 {
 		ok := false
@@ -500,50 +488,18 @@ func gdalPath(href string, allow []string) (string, error) {
 			}
 		}
 		if !ok {
-			return "", fmt.Errorf("href %s outside the allowed prefixes %v: %w", href, allow, ErrBadHref)
+			return "", fmt.Errorf("href %s outside the allowed prefixes %v: %w", href, allow, errBadHref)
 		}
 	}
 	switch {
 	case strings.HasPrefix(href, "s3://"), strings.HasPrefix(href, "https://"):
 		return storage.GDALPath(href), nil
 	case isURL(href):
-		return "", fmt.Errorf("href %s: scheme not file, s3:// or https://: %w", href, ErrBadHref)
+		return "", fmt.Errorf("href %s: scheme not file, s3:// or https://: %w", href, errBadHref)
 	case strings.HasPrefix(href, "/vsi"):
-		return "", fmt.Errorf("href %s: GDAL virtual paths are not accepted as hrefs: %w", href, ErrBadHref)
+		return "", fmt.Errorf("href %s: GDAL virtual paths are not accepted as hrefs: %w", href, errBadHref)
 	}
 	return href, nil
-}
-
-// DefaultOpener opens local paths with os.Open, https:// URLs with
-// net/http and s3:// URLs through GDAL's /vsis3/ (credentials from the AWS
-// environment). http:// is refused.
-func DefaultOpener(ctx context.Context, src string) (io.ReadCloser, error) {
-	switch {
-	case strings.HasPrefix(src, "https://"):
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
-			return nil, fmt.Errorf("get %s: %s", src, resp.Status)
-		}
-		return resp.Body, nil
-	case strings.HasPrefix(src, "s3://"):
-		registerGDAL()
-		f, err := godal.VSIOpen("/vsis3/" + strings.TrimPrefix(src, "s3://"))
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
-	case isURL(src):
-		return nil, fmt.Errorf("open %s: %w", src, ErrBadHref)
-	}
-	return os.Open(src)
 }
 
 // Select returns the items that intersect the talhão (bbox, then geometry

@@ -10,7 +10,7 @@ func FuzzParseItems(f *testing.F) {
 	f.Add([]byte(`{"type":"FeatureCollection","features":[{"type":"Feature","id":"b","bbox":[0,0,1,1],"properties":{"datetime":null,"start_datetime":"2013-09-14T00:00:00Z"},"assets":{"x":{"href":"s3://b/k.tif","manejo:band":3}}}]}`))
 	f.Add([]byte("{\"id\":\"c\"}\n{\"id\":\"d\",\"type\":\"Feature\",\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,0]]]},\"properties\":{\"datetime\":\"2024-01-01\"},\"assets\":{\"a\":{\"href\":\"https://x/y.tif\"}}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		items, _ := ParseItems(data, "/tmp/catalog.json")
+		items, _ := parseDocument(data, "/tmp/catalog.json")
 		for _, it := range items {
 			if it.ID == "" || it.Datetime.IsZero() || len(it.Assets) == 0 {
 				t.Fatalf("accepted item without id, datetime or assets: %+v", it)

@@ -11,8 +11,8 @@ const (
 	SkipNoProfile SkipReason = "no-profile"
 	// SkipMissingAsset: the item lacks an asset the profile needs.
 	SkipMissingAsset SkipReason = "missing-asset"
-	// SkipBadHref: an asset href is not usable or lies outside the allowed
-	// prefixes (ErrBadHref).
+	// SkipBadHref: an asset href is not a local file, s3:// or https://
+	// URL, or lies outside CatalogOptions.AllowHrefPrefixes.
 	SkipBadHref SkipReason = "bad-href"
 	// SkipUnreadable: a file could not be opened or read. Some of these
 	// failures are transient (see TransientReads).

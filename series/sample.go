@@ -50,16 +50,16 @@ type Options struct {
 	// another sensor's rules or with custom masks.
 	Profiles map[string]*Profile
 	// GDALConfig adds KEY=VALUE GDAL configuration options to every open
-	// and read (after CloudConfig for cloud paths).
+	// and read (after cloudConfig for cloud paths).
 	GDALConfig []string
 }
 
-// CloudConfig is the GDAL configuration Sample passes to every open and
+// cloudConfig is the GDAL configuration Sample passes to every open and
 // read of a /vsis3/ or /vsicurl/ path: no directory listing on open, a VSI
 // read cache, merged and multiplexed HTTP range requests. Local files get
 // only GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR (a VSI cache there only adds
 // a copy).
-var CloudConfig = []string{
+var cloudConfig = []string{
 	"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR",
 	"VSI_CACHE=TRUE",
 	"VSI_CACHE_SIZE=25000000",
@@ -202,7 +202,7 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	cfg := append(append([]string{}, CloudConfig...), o.GDALConfig...)
+	cfg := append(append([]string{}, cloudConfig...), o.GDALConfig...)
 	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
 	free := make(chan *reader, workers)
 	for range workers {
