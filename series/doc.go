@@ -5,10 +5,11 @@
 // or newline-delimited Items, local, s3:// or https://) and the grids built by
 // package grid (cell centres in lon/lat). Output: one Obs per cell, scene date
 // and collection, with NDVI and NDTI as float32 (NaN = no value) and the
-// reason a value is missing (cloud, shadow, nodata, saturated,
-// zero-denominator, outside-scene...), plus Stats: scenes read and skipped by
-// reason, problems naming the item and asset, and per-talhão revisit gaps
-// (IN 6.5: at most 16 days).
+// reason a value is missing (a MaskReason: cloud, shadow, nodata, saturated,
+// zero-denominator, outside-scene...), plus Stats: scenes read and skipped
+// by SkipReason, problems naming the item and asset, and per-talhão revisit
+// gaps (IN 6.5: at most 16 days). The string values of both reason types
+// are what reports and the observations dataset print.
 //
 // Radiometry (DESIGN.md "Radiometry facts"): reflectance = DN × scale +
 // offset. The scale and offset come from the asset's STAC raster:bands when
@@ -23,7 +24,11 @@
 // per batch; only the blocks (or one window, when that decodes no more)
 // holding cell centres are read; the mask is read first and reflectance is
 // read only for cells the mask leaves clear; scenes run on a bounded pool of
-// goroutines, each with its own godal.Dataset handles.
+// goroutines, each with its own godal.Dataset handles. A read that failed
+// may be worth another attempt: TransientReads tells which failures were
+// transient (by the GDAL/curl error, or a remote file GDAL could not open
+// although it exists) and which cached paths GDAL must forget.
 //
-// The package imports godal (raster I/O and projections), orb and grid.
+// Of this module, series may import zarc, grid and storage
+// (docs/architecture.md); it reads rasters through godal.
 package series
