@@ -15,6 +15,7 @@ import (
 	"github.com/airbusgeo/godal"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/planar"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/storage"
@@ -192,74 +193,20 @@ func (d *DEM) Field(ctx context.Context, f grid.Field) (Result, error) {
 	if err != nil {
 		return fail(err)
 	}
-	gt := d.gt
-	b := mp.Bound()
-	// Pixel coordinates of the bounding box corners.
-	px0, px1 := (b.Min[0]-gt[0])/gt[1], (b.Max[0]-gt[0])/gt[1]
-	py0, py1 := (b.Min[1]-gt[3])/gt[5], (b.Max[1]-gt[3])/gt[5]
-	if py0 > py1 {
-		py0, py1 = py1, py0
-	}
-	if math.IsNaN(px0+px1+py0+py1) || math.IsInf(px0+px1+py0+py1, 0) {
-		return fail(errors.New("geometry does not map onto the DEM grid"))
-	}
-	c0, c1 := int(math.Floor(px0))-1, int(math.Ceil(px1))+1
-	r0, r1 := int(math.Floor(py0))-1, int(math.Ceil(py1))+1
-	w, h := c1-c0, r1-r0
-	if w*h > 64<<20 {
-		return fail(fmt.Errorf("window of %d×%d DEM pixels is too large for one talhão", w, h))
-	}
-	wgt := gt
-	wgt[0] = gt[0] + float64(c0)*gt[1]
-	wgt[3] = gt[3] + float64(r0)*gt[5]
-	mask, err := Rasterize(mp, wgt, w, h)
+	win, err := d.window(mp)
 	if err != nil {
 		return fail(err)
 	}
-	var warnings []string
-	if !anyTrue(mask) {
-		cen, _ := planar.CentroidArea(mp)
-		cc := int(math.Floor((cen[0] - wgt[0]) / wgt[1]))
-		rr := int(math.Floor((cen[1] - wgt[3]) / wgt[5]))
-		if cc < 0 || cc >= w || rr < 0 || rr >= h {
-			return fail(errors.New("no DEM pixel centre inside the talhão and its centroid is outside it"))
-		}
-		mask[rr*w+cc] = true
-		warnings = append(warnings, "no DEM pixel centre inside the talhão: used the pixel under its centroid")
-	}
-	// Intersect the window with the raster; the rest stays NaN (void).
-	ic0, ic1 := max(c0, 0), min(c1, d.width)
-	ir0, ir1 := max(r0, 0), min(r1, d.height)
-	if ic0 >= ic1 || ir0 >= ir1 {
-		return fail(fmt.Errorf("outside the DEM extent (%s)", d.src))
-	}
-	dem := make([]float32, w*h)
-	nan := float32(math.NaN())
-	for i := range dem {
-		dem[i] = nan
-	}
-	iw, ih := ic1-ic0, ir1-ir0
-	buf := make([]float32, iw*ih)
-	d.mu.Lock()
-	if d.ds == nil {
-		d.mu.Unlock()
-		return fail(errors.New("DEM is closed"))
-	}
-	err = d.band.Read(ic0, ir0, buf, iw, ih)
-	d.mu.Unlock()
+	mask, warnings, err := centreMask(mp, win)
 	if err != nil {
-		return fail(fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.src, err))
+		return fail(err)
 	}
-	if d.hasNoData {
-		NoDataToNaN(buf, d.nodata)
-	} else {
-		NoDataToNaN(buf, math.NaN())
+	dem, err := d.read(win)
+	if err != nil {
+		return fail(err)
 	}
-	for r := 0; r < ih; r++ {
-		copy(dem[(ir0-r0+r)*w+(ic0-c0):], buf[r*iw:(r+1)*iw])
-	}
-	dx, dy := d.pixelSizes(wgt, h)
-	sl, err := Horn(dem, w, h, dx, dy)
+	dx, dy := d.pixelSizes(win.gt, win.h)
+	sl, err := Horn(dem, win.w, win.h, dx, dy)
 	if err != nil {
 		return fail(err)
 	}
@@ -272,6 +219,119 @@ func (d *DEM) Field(ctx context.Context, f grid.Field) (Result, error) {
 	res.PixelXM, res.PixelYM = dx[len(dx)/2], dy[len(dy)/2]
 	res.PlantioContorno, res.Terraceamento = f.PlantioContorno, f.Terraceamento
 	return res, nil
+}
+
+// window is a block of DEM pixels: w×h pixels from column c0, row r0 (may
+// reach outside the raster), with its own geotransform gt.
+type window struct {
+	c0, r0, w, h int
+	gt           [6]float64
+}
+
+// window returns the DEM window that covers mp (in the DEM's CRS) plus a
+// one-pixel margin.
+func (d *DEM) window(mp orb.MultiPolygon) (window, error) {
+	gt := d.gt
+	b := mp.Bound()
+	// Pixel coordinates of the bounding box corners.
+	px0, px1 := (b.Min[0]-gt[0])/gt[1], (b.Max[0]-gt[0])/gt[1]
+	py0, py1 := (b.Min[1]-gt[3])/gt[5], (b.Max[1]-gt[3])/gt[5]
+	if py0 > py1 {
+		py0, py1 = py1, py0
+	}
+	if math.IsNaN(px0+px1+py0+py1) || math.IsInf(px0+px1+py0+py1, 0) {
+		return window{}, errors.New("geometry does not map onto the DEM grid")
+	}
+	c0, c1 := int(math.Floor(px0))-1, int(math.Ceil(px1))+1
+	r0, r1 := int(math.Floor(py0))-1, int(math.Ceil(py1))+1
+	w, h := c1-c0, r1-r0
+	if w*h > 64<<20 {
+		return window{}, fmt.Errorf("window of %d×%d DEM pixels is too large for one talhão", w, h)
+	}
+	wgt := gt
+	wgt[0] = gt[0] + float64(c0)*gt[1]
+	wgt[3] = gt[3] + float64(r0)*gt[5]
+	return window{c0: c0, r0: r0, w: w, h: h, gt: wgt}, nil
+}
+
+// centreMask marks the window's pixels whose centre lies inside mp. A
+// talhão too small to hold any pixel centre takes the pixel under its
+// centroid, with a warning.
+func centreMask(mp orb.MultiPolygon, win window) ([]bool, []string, error) {
+	mask, err := Rasterize(mp, win.gt, win.w, win.h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if anyTrue(mask) {
+		return mask, nil, nil
+	}
+	cen, _ := planar.CentroidArea(mp)
+	cc := int(math.Floor((cen[0] - win.gt[0]) / win.gt[1]))
+	rr := int(math.Floor((cen[1] - win.gt[3]) / win.gt[5]))
+	if cc < 0 || cc >= win.w || rr < 0 || rr >= win.h {
+		return nil, nil, errors.New("no DEM pixel centre inside the talhão and its centroid is outside it")
+	}
+	mask[rr*win.w+cc] = true
+	return mask, []string{"no DEM pixel centre inside the talhão: used the pixel under its centroid"}, nil
+}
+
+// read reads the elevations of a window; pixels outside the raster and
+// no-data pixels are NaN (void).
+func (d *DEM) read(win window) ([]float32, error) {
+	c0, r0, w, h := win.c0, win.r0, win.w, win.h
+	// Intersect the window with the raster; the rest stays NaN (void).
+	ic0, ic1 := max(c0, 0), min(c0+w, d.width)
+	ir0, ir1 := max(r0, 0), min(r0+h, d.height)
+	if ic0 >= ic1 || ir0 >= ir1 {
+		return nil, fmt.Errorf("outside the DEM extent (%s)", d.src)
+	}
+	dem := make([]float32, w*h)
+	nan := float32(math.NaN())
+	for i := range dem {
+		dem[i] = nan
+	}
+	iw, ih := ic1-ic0, ir1-ir0
+	buf := make([]float32, iw*ih)
+	d.mu.Lock()
+	if d.ds == nil {
+		d.mu.Unlock()
+		return nil, errors.New("DEM is closed")
+	}
+	err := d.band.Read(ic0, ir0, buf, iw, ih)
+	d.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.src, err)
+	}
+	if d.hasNoData {
+		NoDataToNaN(buf, d.nodata)
+	} else {
+		NoDataToNaN(buf, math.NaN())
+	}
+	for r := 0; r < ih; r++ {
+		copy(dem[(ir0-r0+r)*w+(ic0-c0):], buf[r*iw:(r+1)*iw])
+	}
+	return dem, nil
+}
+
+// Fields returns the slope of each talhão of fields, in order, computing
+// jobs talhões at a time (at least one); errs[i] is the error of talhão i.
+// It stops starting talhões once ctx is done.
+func (d *DEM) Fields(ctx context.Context, fields []grid.Field, jobs int) ([]Result, []error) {
+	results := make([]Result, len(fields))
+	errs := make([]error, len(fields))
+	var eg errgroup.Group
+	eg.SetLimit(max(jobs, 1))
+	for i, f := range fields {
+		if ctx.Err() != nil {
+			break
+		}
+		eg.Go(func() error {
+			results[i], errs[i] = d.Field(ctx, f)
+			return nil
+		})
+	}
+	_ = eg.Wait() // the errors are per talhão, in errs
+	return results, errs
 }
 
 // pixelSizes returns per-row (geographic) or single (projected) pixel sizes
