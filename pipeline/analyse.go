@@ -21,6 +21,7 @@ type fieldOut struct {
 	Obs       []export.ObsRow
 	Events    []export.EventRow
 	Seasons   []export.SeasonRow
+	CellCover []export.CellCoverRow
 	Cycles    []export.CycleRow
 	Indicator export.IndicatorRow
 	Payload   []byte // SINM JSON; nil when it could not be built
@@ -86,62 +87,103 @@ func valid(v float32) bool { return !math.IsNaN(float64(v)) }
 // observations. It never fails as a whole once the grid exists: a missing
 // indicator is reported as missing with its reason (IN 2.2).
 func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap) fieldOut {
-	cfg := s.in.cfg
-	id := g.Field.ID
-	out := fieldOut{ID: id}
+	out := fieldOut{ID: g.Field.ID}
+	cells, err := cellRows(g)
+	if err != nil {
+		out.Failure = err.Error()
+		return out
+	}
+	out.Cells = cells
+	out.Obs = ObsRows(obs)
+	seen := observedSpan(obs)
+	ind := indicatorBase(g, seen)
 	var reasons []string
-
-	for _, c := range g.Cells {
-		row, err := export.NewCellRow(c)
-		if err != nil {
-			out.Failure = fmt.Sprintf("cell %s: %v", c.ID, err)
-			return out
-		}
-		out.Cells = append(out.Cells, row)
-	}
-	sensors := map[string]bool{}
-	var first, last time.Time
-	for _, o := range obs {
-		r := export.ObsRow{FieldID: id, CellID: o.CellID, Date: export.DateOf(o.Date), Collection: o.Collection, ItemID: o.ItemID}
-		if o.Mask != "" {
-			m := o.Mask
-			r.MaskReason = &m
-		}
-		if valid(o.NDVI) {
-			v := o.NDVI
-			r.NDVI = &v
-			sensors[o.Collection] = true
-			if first.IsZero() || o.Date.Before(first) {
-				first = o.Date
-			}
-			if o.Date.After(last) {
-				last = o.Date
-			}
-		}
-		if valid(o.NDTI) {
-			v := o.NDTI
-			r.NDTI = &v
-		}
-		out.Obs = append(out.Obs, r)
-	}
-
-	ind := export.IndicatorRow{
-		FieldID: id, Crop: string(g.Field.Crop), AreaHa: g.AreaHa, CellSizeHa: g.CellSizeHa,
-		NCells: int32(len(g.Cells)), MODISEligible: g.MODISEligible,
-		PeriodStart: export.OptDate(first), PeriodEnd: export.OptDate(last),
-	}
-	for c := range sensors {
-		ind.Sensors = append(ind.Sensors, c)
-	}
-	sort.Strings(ind.Sensors)
 	if gap.Coarse {
 		reasons = append(reasons, fmt.Sprintf("series: revisit %.0f days is coarser than 16 days (IN 6.5)", gap.RevisitDays))
 	}
-
 	byCell := seriesByCell(g, obs)
+	reasons = append(reasons, s.assessT(g, byCell, seen.first, &out, &ind)...)
+	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)
+	reasons = append(reasons, s.assessSlope(ctx, g, &ind)...)
 
-	// T: tillage events and full years without revolving.
-	var tcells []tillage.Cell
+	ind.Status = export.StatusOK
+	if ind.TLevel == nil || ind.CLevel == nil || ind.SlopeMeanPct == nil {
+		ind.Status = export.StatusPartial
+	}
+	ind.Reasons = reasons
+	out.Indicator = ind
+
+	payload, err := s.payload(g, out)
+	if err != nil {
+		out.Indicator.Reasons = append(out.Indicator.Reasons, "sinm: "+err.Error())
+		out.Indicator.Status = export.StatusPartial
+	} else {
+		out.Payload = payload
+	}
+	return out
+}
+
+// cellRows converts the cells of a grid into rows.
+func cellRows(g grid.Grid) ([]export.CellRow, error) {
+	rows := make([]export.CellRow, 0, len(g.Cells))
+	for _, c := range g.Cells {
+		row, err := export.NewCellRow(c)
+		if err != nil {
+			return nil, fmt.Errorf("cell %s: %v", c.ID, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// observed is what a talhão's clear observations span: the collections that
+// gave them and the first and last dates.
+type observed struct {
+	sensors     map[string]bool
+	first, last time.Time
+}
+
+// observedSpan finds the collections and dates of the clear observations.
+func observedSpan(obs []series.Obs) observed {
+	seen := observed{sensors: map[string]bool{}}
+	for _, o := range obs {
+		if !valid(o.NDVI) {
+			continue
+		}
+		seen.sensors[o.Collection] = true
+		if seen.first.IsZero() || o.Date.Before(seen.first) {
+			seen.first = o.Date
+		}
+		if o.Date.After(seen.last) {
+			seen.last = o.Date
+		}
+	}
+	return seen
+}
+
+// indicatorBase is the indicator row of a talhão before T, C and slope.
+func indicatorBase(g grid.Grid, seen observed) export.IndicatorRow {
+	ind := export.IndicatorRow{
+		FieldID: g.Field.ID, Crop: string(g.Field.Crop), AreaHa: g.AreaHa, CellSizeHa: g.CellSizeHa,
+		NCells: int32(len(g.Cells)), MODISEligible: g.MODISEligible,
+		PeriodStart: export.OptDate(seen.first), PeriodEnd: export.OptDate(seen.last),
+	}
+	for c := range seen.sensors {
+		ind.Sensors = append(ind.Sensors, c)
+	}
+	sort.Strings(ind.Sensors)
+	return ind
+}
+
+// assessT detects the tillage events up to AsOf and sets T; first is the
+// first clear observation (zero when there is none). It returns the reasons
+// T is missing.
+func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, out *fieldOut, ind *export.IndicatorRow) []string {
+	if first.IsZero() {
+		return []string{"T: no clear observation in the archive"}
+	}
+	cfg := s.in.cfg
+	tcells := make([]tillage.Cell, 0, len(g.Cells))
 	for _, c := range g.Cells {
 		cs := byCell[c.ID]
 		tc := tillage.Cell{ID: c.ID, Border: c.Border}
@@ -150,41 +192,39 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 		}
 		tcells = append(tcells, tc)
 	}
-	var tres tillage.T
-	if first.IsZero() {
-		reasons = append(reasons, "T: no clear observation in the archive")
-	} else {
-		events := tillage.Detect(tcells, cfg.Tillage)
-		var kept []tillage.Event
-		for _, e := range events {
-			if !e.Date.After(cfg.AsOf) {
-				kept = append(kept, e)
-			}
-		}
-		for _, e := range kept {
-			out.Events = append(out.Events, export.EventRow{
-				FieldID: id, Date: export.DateOf(e.Date), Before: export.DateOf(e.Before), After: export.DateOf(e.After),
-				CellFraction: e.CellFraction, NCells: int32(e.NCells), MagnitudeSigma: float32(e.MagnitudeSigma), Operation: export.OptString(e.Operation),
-			})
-		}
-		tres = tillage.Years(kept, first, cfg.AsOf)
-		if tres.Censored {
-			ind.TCensored = true
-			ind.TYearsMin = ptr(float64(tres.MinYears))
-		} else {
-			ind.TYears = ptr(float64(tres.Years))
-		}
-		if tres.Level > 0 {
-			ind.TLevel = ptr(int32(tres.Level))
-		} else {
-			reasons = append(reasons, "T: "+tres.Reason)
-		}
-		if tres.LastEvent != nil {
-			ind.LastEvent = export.OptDate(*tres.LastEvent)
+	var kept []tillage.Event
+	for _, e := range tillage.Detect(tcells, cfg.Tillage) {
+		if !e.Date.After(cfg.AsOf) {
+			kept = append(kept, e)
 		}
 	}
+	for _, e := range kept {
+		out.Events = append(out.Events, export.EventRow{
+			FieldID: g.Field.ID, Date: export.DateOf(e.Date), Before: export.DateOf(e.Before), After: export.DateOf(e.After),
+			CellFraction: e.CellFraction, NCells: int32(e.NCells), MagnitudeSigma: float32(e.MagnitudeSigma), Operation: export.OptString(e.Operation),
+		})
+	}
+	tres := tillage.Years(kept, first, cfg.AsOf)
+	if tres.Censored {
+		ind.TCensored = true
+		ind.TYearsMin = new(float64(tres.MinYears))
+	} else {
+		ind.TYears = new(float64(tres.Years))
+	}
+	if tres.LastEvent != nil {
+		ind.LastEvent = export.OptDate(*tres.LastEvent)
+	}
+	if tres.Level > 0 {
+		ind.TLevel = new(int32(tres.Level))
+		return nil
+	}
+	return []string{"T: " + tres.Reason}
+}
 
-	// C: seasons, sowing, cycles, straw cover.
+// assessC finds the seasons, sowings and cycles and sets C, with each
+// cell's pre-sowing cover. It returns the reasons C is missing.
+func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOut, ind *export.IndicatorRow) []string {
+	id := g.Field.ID
 	ccells := make([][]coverage.Obs, 0, len(g.Cells))
 	for _, c := range g.Cells {
 		cs := byCell[c.ID]
@@ -199,80 +239,91 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	if s.in.declared != nil {
 		declared = s.in.declared.For(id)
 	}
-	cres := coverage.Assess(ccells, cfg.Season, declared, g.Field.Crop, cfg.Coverage)
+	cres := coverage.Assess(ccells, s.in.cfg.Season, declared, g.Field.Crop, s.in.cfg.Coverage)
 	for i, sc := range cres.Seasons {
-		row := export.SeasonRow{FieldID: id, Season: sc.Season.Label, Crop: string(g.Field.Crop), NCells: int32(sc.NCells), NObs: int32(sc.NObs), Reason: export.OptString(sc.Reason)}
-		if !sc.Sowing.Date.IsZero() {
-			row.SowingDate = export.OptDate(sc.Sowing.Date)
-			row.SowingSource = export.OptString(sc.Sowing.Source)
-			if sc.Sowing.Source != coverage.SourceDeclared {
-				row.SowingConfidence = ptr(float32(sc.Sowing.Confidence))
-			}
-			row.Decendio = ptr(int32(sc.Sowing.Decendio))
-			row.WindowStart = export.OptDate(sc.WindowStart)
-			row.WindowEnd = export.OptDate(sc.WindowEnd.AddDate(0, 0, -1))
-			row.CoverDate = export.OptDate(sc.Sowing.Date.AddDate(0, 0, -1))
-		}
-		if sc.OK {
-			row.CoverPct = ptr(sc.CoverPct)
-		}
-		out.Seasons = append(out.Seasons, row)
+		out.Seasons = append(out.Seasons, seasonRow(id, g.Field.Crop, sc))
+		out.CellCover = append(out.CellCover, cellCoverRows(id, g, sc)...)
 		for _, cy := range sc.Cycles {
 			out.Cycles = append(out.Cycles, export.CycleRow{
 				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Kind: cy.Kind, Crop: export.OptString(cycleCrop(cy, g.Field.Crop)),
-				StartDate: export.DateOf(cy.Start), EndDate: export.DateOf(cy.End), PeakNDVI: ptr(float32(cy.PeakNDVI)),
+				StartDate: export.DateOf(cy.Start), EndDate: export.DateOf(cy.End), PeakNDVI: new(float32(cy.PeakNDVI)),
 			})
 		}
 		ind.CSeasons = append(ind.CSeasons, sc.Season.Label)
 		if sc.OK {
-			v := sc.CoverPct
 			switch i {
 			case 0:
-				ind.CSeason1Pct = &v
+				ind.CSeason1Pct = new(sc.CoverPct)
 			case 1:
-				ind.CSeason2Pct = &v
+				ind.CSeason2Pct = new(sc.CoverPct)
 			case 2:
-				ind.CSeason3Pct = &v
+				ind.CSeason3Pct = new(sc.CoverPct)
 			}
 		}
 	}
-	if cres.OK {
-		ind.CPct = ptr(cres.Pct)
-		ind.CLevel = ptr(int32(cres.Level))
-	} else {
-		reasons = append(reasons, "C: "+cres.Reason)
+	if !cres.OK {
+		return []string{"C: " + cres.Reason}
 	}
+	ind.CPct = new(cres.Pct)
+	ind.CLevel = new(int32(cres.Level))
+	return nil
+}
 
-	// Slope.
-	if s.in.dem == nil {
-		reasons = append(reasons, "slope: no usable DEM (--dem)")
-	} else if sr, err := s.in.dem.Field(ctx, g.Field); err != nil {
-		reasons = append(reasons, "slope: "+err.Error())
-	} else {
-		ind.SlopeMeanPct, ind.SlopeMedianPct, ind.SlopeP90Pct = ptr(sr.MeanPct), ptr(sr.MedianPct), ptr(sr.P90Pct)
-		ind.ContourRequired = ptr(sr.ContourRequired)
-		ind.DeclividadeMedia = ptr(int32(sr.DeclividadeMedia))
-		for _, w := range sr.Warnings {
-			reasons = append(reasons, "slope: "+w)
+// seasonRow converts one season's straw-cover reading into a row.
+func seasonRow(id string, crop grid.Crop, sc coverage.SeasonCover) export.SeasonRow {
+	row := export.SeasonRow{FieldID: id, Season: sc.Season.Label, Crop: string(crop), NCells: int32(sc.NCells), NObs: int32(sc.NObs), Reason: export.OptString(sc.Reason)}
+	if !sc.Sowing.Date.IsZero() {
+		row.SowingDate = export.OptDate(sc.Sowing.Date)
+		row.SowingSource = export.OptString(sc.Sowing.Source)
+		if sc.Sowing.Source != coverage.SourceDeclared {
+			row.SowingConfidence = new(float32(sc.Sowing.Confidence))
 		}
-		s.slopes.Store(id, sr)
+		row.Decendio = new(int32(sc.Sowing.Decendio))
+		row.WindowStart = export.OptDate(sc.WindowStart)
+		row.WindowEnd = export.OptDate(sc.WindowEnd.AddDate(0, 0, -1))
+		row.CoverDate = export.OptDate(sc.Sowing.Date.AddDate(0, 0, -1))
 	}
-
-	ind.Status = export.StatusOK
-	if ind.TLevel == nil || ind.CLevel == nil || ind.SlopeMeanPct == nil {
-		ind.Status = export.StatusPartial
+	if sc.OK {
+		row.CoverPct = new(sc.CoverPct)
 	}
-	ind.Reasons = reasons
-	out.Indicator = ind
+	return row
+}
 
-	payload, err := s.payload(g, out, obs)
+// cellCoverRows are the per-cell readings whose mean is the season's
+// cover, one row per cell; none when the season had no sowing date.
+func cellCoverRows(id string, g grid.Grid, sc coverage.SeasonCover) []export.CellCoverRow {
+	if len(sc.Cells) != len(g.Cells) {
+		return nil
+	}
+	rows := make([]export.CellCoverRow, len(g.Cells))
+	for i, c := range g.Cells {
+		r := sc.Cells[i]
+		rows[i] = export.CellCoverRow{FieldID: id, CellID: c.ID, Season: sc.Season.Label, NObs: int32(r.NObs)}
+		if !math.IsNaN(r.Pct) {
+			rows[i].CoverPct = new(r.Pct)
+		}
+	}
+	return rows
+}
+
+// assessSlope reads the talhão's slope from the DEM. It returns the reasons
+// slope is missing and its warnings.
+func (s *stage) assessSlope(ctx context.Context, g grid.Grid, ind *export.IndicatorRow) []string {
+	if s.in.dem == nil {
+		return []string{"slope: no usable DEM (--dem)"}
+	}
+	sr, err := s.in.dem.Field(ctx, g.Field)
 	if err != nil {
-		out.Indicator.Reasons = append(out.Indicator.Reasons, "sinm: "+err.Error())
-		out.Indicator.Status = export.StatusPartial
-	} else {
-		out.Payload = payload
+		return []string{"slope: " + err.Error()}
 	}
-	return out
+	ind.SlopeMeanPct, ind.SlopeMedianPct, ind.SlopeP90Pct = new(sr.MeanPct), new(sr.MedianPct), new(sr.P90Pct)
+	ind.ContourRequired = new(sr.ContourRequired)
+	ind.DeclividadeMedia = new(int32(sr.DeclividadeMedia))
+	var reasons []string
+	for _, w := range sr.Warnings {
+		reasons = append(reasons, "slope: "+w)
+	}
+	return reasons
 }
 
 // cycleNumber maps a coverage cycle kind to the cycle column: 1 = 1ª safra,
@@ -299,5 +350,3 @@ func cycleCrop(cy coverage.Cycle, crop grid.Crop) string {
 	}
 	return ""
 }
-
-func ptr[T any](v T) *T { return &v }

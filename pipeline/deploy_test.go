@@ -16,7 +16,7 @@ import (
 // Indexed with completions = parallelism = --shards. (No YAML module is in
 // go.mod, so the manifest is checked line by line.)
 func TestDeployFiles(t *testing.T) {
-	root := filepath.Join("..", "..", "deploy")
+	root := filepath.Join("..", "deploy")
 	read := func(rel string) []byte {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(root, rel))

@@ -10,16 +10,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
+	"golang.org/x/sync/errgroup"
 )
 
 // runManifest is run.json: export.Manifest plus what resuming needs.
@@ -111,14 +112,13 @@ type batchSummary struct {
 
 // stage runs batches and publishes their outputs.
 type stage struct {
-	in     *inputs
-	slopes sync.Map // field id → slope.Result (for the payload)
+	in *inputs
 }
 
 func newStage(in *inputs) *stage { return &stage{in: in} }
 
 // datasets are the Parquet datasets of a run, in publishing order.
-var datasets = []string{"cells", "observations", "events", "seasons", "cycles", "indicators"}
+var datasets = []string{"cells", "observations", "events", "seasons", "cell_cover", "cycles", "indicators"}
 
 func (s *stage) stagingDir(b int) string {
 	return storage.Join(s.in.cfg.Out, "_staging", s.in.cfg.Shard.Part(), fmt.Sprintf("batch-%05d", b))
@@ -127,70 +127,27 @@ func (s *stage) stagingDir(b int) string {
 // batch computes (or resumes) one batch of talhões and commits it to the
 // staging folder.
 func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSummary, bool, error) {
-	cfg := s.in.cfg
 	dir := s.stagingDir(b)
 	ids := make([]string, len(fields))
 	for i, f := range fields {
 		ids[i] = f.ID
 	}
 	marker := storage.Join(dir, "_SUCCESS")
-	if !cfg.Force {
-		if raw, err := storage.ReadFile(ctx, marker); err == nil {
-			var prev batchSummary
-			if json.Unmarshal(raw, &prev) == nil && prev.ParamsHash == s.in.params && equalStrings(prev.FieldIDs, ids) {
-				return prev, true, nil
-			}
-		}
+	if prev, ok := s.committed(ctx, marker, ids); ok {
+		return prev, true, nil
 	}
 
 	sum := batchSummary{ParamsHash: s.in.params, FieldIDs: ids, Counts: map[string]int64{}, Skipped: map[string]int64{}, Timings: map[string]float64{}, Warnings: []string{}, Failures: []export.Failure{}}
 	t0 := time.Now()
-	var grids []grid.Grid
-	for _, f := range fields {
-		g, err := grid.Build(f, cfg.Grid)
-		if err != nil {
-			sum.Failures = append(sum.Failures, export.Failure{FieldID: f.ID, Stage: "grid", Status: export.StatusFailed, Reason: err.Error()})
-			continue
-		}
-		grids = append(grids, g)
+	grids, failed, err := BuildGrids(ctx, fields, s.in.cfg.Grid)
+	if err != nil {
+		return sum, false, fmt.Errorf("grid batch %d: %w", b, err)
 	}
+	sum.Failures = append(sum.Failures, failed...)
 	sum.Timings["grid"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
-	var (
-		obs []series.Obs
-		st  series.Stats
-		err error
-	)
-	// GDAL 3.6 does not retry every transient failure (multi-range reads,
-	// dropped connections), and a scene it could not read would be skipped
-	// for good once the batch is committed. So a batch whose reads failed
-	// transiently is sampled again, with backoff, before it is committed.
-	var gdalCfg []string
-	for attempt := 1; ; attempt++ {
-		obs, st, err = series.Sample(ctx, s.in.cat, grids, series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg})
-		n, paths := transientReads(ctx, st.Problems)
-		if err != nil || n == 0 || attempt >= SampleAttempts {
-			if n > 0 {
-				sum.Warnings = append(sum.Warnings, fmt.Sprintf("batch %d: %d scene reads still failed after %d attempts; those scenes are skipped", b, n, attempt))
-			}
-			break
-		}
-		sum.Counts["batch_resamples"]++
-		// GDAL remembers a file it failed to open as missing: make it
-		// look again.
-		gdalCfg = nil
-		if len(paths) > 0 {
-			gdalCfg = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
-		}
-		wait := time.NewTimer(time.Duration(attempt) * 2 * time.Second)
-		select {
-		case <-ctx.Done():
-			wait.Stop()
-			return sum, false, fmt.Errorf("sample batch %d: %w", b, ctx.Err())
-		case <-wait.C:
-		}
-	}
+	obs, st, err := s.sample(ctx, b, grids, &sum)
 	if err != nil {
 		if ctx.Err() != nil {
 			return sum, false, fmt.Errorf("sample batch %d: %w", b, err)
@@ -202,27 +159,10 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 		grids = nil
 	}
 	sum.Timings["series"] = time.Since(t0).Seconds()
-	for k, v := range st.Skipped {
-		sum.Skipped[k] += int64(v)
-	}
-	for _, p := range st.Problems {
-		if len(sum.Warnings) < 200 {
-			sum.Warnings = append(sum.Warnings, p.Error())
-		}
-	}
-	sum.Counts["scenes_selected"] += int64(st.Scenes)
-	sum.Counts["scenes_read"] += int64(st.ScenesRead)
+	sum.addSeriesStats(st)
 
-	byField := map[string][]series.Obs{}
-	for _, o := range obs {
-		byField[o.FieldID] = append(byField[o.FieldID], o)
-	}
 	t0 = time.Now()
-	outs := make([]fieldOut, len(grids))
-	parallel(len(grids), cfg.Workers, func(i int) {
-		g := grids[i]
-		outs[i] = s.analyse(ctx, g, byField[g.Field.ID], st.Gaps[g.Field.ID])
-	})
+	outs := s.analyseAll(ctx, grids, obs, st.Gaps)
 	sum.Timings["analyse"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
@@ -237,24 +177,100 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	return sum, false, nil
 }
 
+// committed returns the summary of a batch a previous run committed with
+// the same parameters and talhões (unless the run is forced).
+func (s *stage) committed(ctx context.Context, marker string, ids []string) (batchSummary, bool) {
+	if s.in.cfg.Force {
+		return batchSummary{}, false
+	}
+	raw, err := storage.ReadFile(ctx, marker)
+	if err != nil {
+		return batchSummary{}, false
+	}
+	var prev batchSummary
+	if json.Unmarshal(raw, &prev) == nil && prev.ParamsHash == s.in.params && slices.Equal(prev.FieldIDs, ids) {
+		return prev, true
+	}
+	return batchSummary{}, false
+}
+
+// sample reads the observations of a batch's cells. GDAL 3.6 does not
+// retry every transient failure (multi-range reads, dropped connections),
+// and a scene it could not read would be skipped for good once the batch is
+// committed. So a batch whose reads failed transiently is sampled again,
+// with backoff, up to SampleAttempts times, before it is committed.
+func (s *stage) sample(ctx context.Context, b int, grids []grid.Grid, sum *batchSummary) ([]series.Obs, series.Stats, error) {
+	cfg := s.in.cfg
+	var gdalCfg []string
+	for attempt := 1; ; attempt++ {
+		obs, st, err := series.Sample(ctx, s.in.cat, grids, series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg})
+		n, paths := series.TransientReads(ctx, st.Problems)
+		if err != nil || n == 0 || attempt >= SampleAttempts {
+			if n > 0 {
+				sum.Warnings = append(sum.Warnings, fmt.Sprintf("batch %d: %d scene reads still failed after %d attempts; those scenes are skipped", b, n, attempt))
+			}
+			return obs, st, err
+		}
+		sum.Counts["batch_resamples"]++
+		// GDAL remembers a file it failed to open as missing: make it
+		// look again.
+		gdalCfg = nil
+		if len(paths) > 0 {
+			gdalCfg = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
+		}
+		wait := time.NewTimer(time.Duration(attempt) * 2 * time.Second)
+		select {
+		case <-ctx.Done():
+			wait.Stop()
+			return obs, st, ctx.Err()
+		case <-wait.C:
+		}
+	}
+}
+
+// addSeriesStats records what sampling skipped, reported and read.
+func (sum *batchSummary) addSeriesStats(st series.Stats) {
+	for k, v := range st.Skipped {
+		sum.Skipped[string(k)] += int64(v)
+	}
+	for _, p := range st.Problems {
+		if len(sum.Warnings) < 200 {
+			sum.Warnings = append(sum.Warnings, p.Error())
+		}
+	}
+	sum.Counts["scenes_selected"] += int64(st.Scenes)
+	sum.Counts["scenes_read"] += int64(st.ScenesRead)
+}
+
+// analyseAll analyses the talhões of a batch, Workers at a time.
+func (s *stage) analyseAll(ctx context.Context, grids []grid.Grid, obs []series.Obs, gaps map[string]series.Gap) []fieldOut {
+	byField := map[string][]series.Obs{}
+	for _, o := range obs {
+		byField[o.FieldID] = append(byField[o.FieldID], o)
+	}
+	outs := make([]fieldOut, len(grids))
+	var eg errgroup.Group
+	eg.SetLimit(s.in.cfg.Workers)
+	for i, g := range grids {
+		eg.Go(func() error {
+			outs[i] = s.analyse(ctx, g, byField[g.Field.ID], gaps[g.Field.ID])
+			return nil
+		})
+	}
+	_ = eg.Wait() // analyse never returns an error: failures are in outs
+	return outs
+}
+
 // commit writes one batch's rows to staging Parquet files and its SINM
 // payloads to their final place.
 func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *batchSummary) error {
-	var (
-		cells   []export.CellRow
-		obs     []export.ObsRow
-		events  []export.EventRow
-		seasons []export.SeasonRow
-		cycles  []export.CycleRow
-		inds    []export.IndicatorRow
-	)
+	var rows batchRows
 	for _, o := range outs {
 		if o.Failure != "" {
 			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Stage: "analyse", Status: export.StatusFailed, Reason: o.Failure})
 			continue
 		}
-		cells, obs, events = append(cells, o.Cells...), append(obs, o.Obs...), append(events, o.Events...)
-		seasons, cycles, inds = append(seasons, o.Seasons...), append(cycles, o.Cycles...), append(inds, o.Indicator)
+		rows.add(o)
 		switch o.Indicator.Status {
 		case export.StatusOK:
 			sum.OK++
@@ -263,30 +279,57 @@ func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *ba
 			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Status: export.StatusPartial, Reason: strings.Join(o.Indicator.Reasons, "; ")})
 		}
 		if o.Payload != nil {
-			if err := storage.WriteFile(ctx, storage.Join(s.in.cfg.Out, export.PayloadName(o.ID)), o.Payload); err != nil {
+			if err := storage.WriteFile(ctx, storage.Join(s.in.cfg.Out, sinm.PayloadName(o.ID)), o.Payload); err != nil {
 				return err
 			}
 			sum.Counts["sinm_payloads"]++
 		}
 	}
 	sort.Slice(sum.Failures, func(i, j int) bool { return sum.Failures[i].FieldID < sum.Failures[j].FieldID })
-	sum.Counts["talhoes"] += int64(len(inds))
-	sum.Counts["cells"] += int64(len(cells))
-	sum.Counts["observations"] += int64(len(obs))
-	sum.Counts["events"] += int64(len(events))
-	sum.Counts["seasons"] += int64(len(seasons))
-	sum.Counts["cycles"] += int64(len(cycles))
-	o := export.Options{Version: s.in.cfg.Version}
+	rows.count(sum.Counts)
+	return rows.write(ctx, dir, export.Options{Version: s.in.cfg.Version})
+}
+
+// batchRows are the rows of one batch, by dataset.
+type batchRows struct {
+	cells     []export.CellRow
+	obs       []export.ObsRow
+	events    []export.EventRow
+	seasons   []export.SeasonRow
+	cellCover []export.CellCoverRow
+	cycles    []export.CycleRow
+	inds      []export.IndicatorRow
+}
+
+func (r *batchRows) add(o fieldOut) {
+	r.cells, r.obs, r.events = append(r.cells, o.Cells...), append(r.obs, o.Obs...), append(r.events, o.Events...)
+	r.seasons, r.cellCover = append(r.seasons, o.Seasons...), append(r.cellCover, o.CellCover...)
+	r.cycles, r.inds = append(r.cycles, o.Cycles...), append(r.inds, o.Indicator)
+}
+
+func (r *batchRows) count(c map[string]int64) {
+	c["talhoes"] += int64(len(r.inds))
+	c["cells"] += int64(len(r.cells))
+	c["observations"] += int64(len(r.obs))
+	c["events"] += int64(len(r.events))
+	c["seasons"] += int64(len(r.seasons))
+	c["cell_cover"] += int64(len(r.cellCover))
+	c["cycles"] += int64(len(r.cycles))
+}
+
+// write writes one staging Parquet file per dataset into dir.
+func (r *batchRows) write(ctx context.Context, dir string, o export.Options) error {
 	for _, w := range []struct {
 		name  string
 		write func(*bytes.Buffer) error
 	}{
-		{"cells", func(b *bytes.Buffer) error { return export.Write(b, cells, o) }},
-		{"observations", func(b *bytes.Buffer) error { return export.Write(b, obs, o) }},
-		{"events", func(b *bytes.Buffer) error { return export.Write(b, events, o) }},
-		{"seasons", func(b *bytes.Buffer) error { return export.Write(b, seasons, o) }},
-		{"cycles", func(b *bytes.Buffer) error { return export.Write(b, cycles, o) }},
-		{"indicators", func(b *bytes.Buffer) error { return export.Write(b, inds, o) }},
+		{"cells", func(b *bytes.Buffer) error { return export.Write(b, r.cells, o) }},
+		{"observations", func(b *bytes.Buffer) error { return export.Write(b, r.obs, o) }},
+		{"events", func(b *bytes.Buffer) error { return export.Write(b, r.events, o) }},
+		{"seasons", func(b *bytes.Buffer) error { return export.Write(b, r.seasons, o) }},
+		{"cell_cover", func(b *bytes.Buffer) error { return export.Write(b, r.cellCover, o) }},
+		{"cycles", func(b *bytes.Buffer) error { return export.Write(b, r.cycles, o) }},
+		{"indicators", func(b *bytes.Buffer) error { return export.Write(b, r.inds, o) }},
 	} {
 		var buf bytes.Buffer
 		if err := w.write(&buf); err != nil {
@@ -323,6 +366,8 @@ func (s *stage) publish(ctx context.Context, nb int) error {
 			err = mergeBatches[export.EventRow](ctx, s, nb, name, bw, o)
 		case "seasons":
 			err = mergeBatches[export.SeasonRow](ctx, s, nb, name, bw, o)
+		case "cell_cover":
+			err = mergeBatches[export.CellCoverRow](ctx, s, nb, name, bw, o)
 		case "cycles":
 			err = mergeBatches[export.CycleRow](ctx, s, nb, name, bw, o)
 		case "indicators":
@@ -384,8 +429,8 @@ func (s *stage) cleanup(ctx context.Context, nb int) {
 }
 
 // payload builds the SINM JSON of one talhão.
-func (s *stage) payload(g grid.Grid, out fieldOut, _ []series.Obs) ([]byte, error) {
-	p, err := export.BuildPayload(export.PayloadInput{
+func (s *stage) payload(g grid.Grid, out fieldOut) ([]byte, error) {
+	p, err := sinm.BuildPayload(sinm.PayloadInput{
 		Field: g.Field, Indicator: out.Indicator, Cells: out.Cells, Observations: out.Obs,
 		Events: out.Events, Seasons: out.Seasons, Cycles: out.Cycles,
 	}, s.in.cfg.Codes)
@@ -393,22 +438,10 @@ func (s *stage) payload(g grid.Grid, out fieldOut, _ []series.Obs) ([]byte, erro
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := export.WritePayload(&buf, p); err != nil {
+	if err := sinm.WritePayload(&buf, p); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // removeStaleTemps deletes the temporary files (".name.tmp-*", see
@@ -418,7 +451,7 @@ func equalStrings(a, b []string) bool {
 func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
 	payloads := make(map[string]bool, len(owned))
 	for _, f := range owned {
-		payloads[filepath.Base(export.PayloadName(f.ID))] = true
+		payloads[filepath.Base(sinm.PayloadName(f.ID))] = true
 	}
 	tag := sh.Part()
 	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
@@ -448,60 +481,3 @@ const PartRowGroupRows = 128 << 10
 // scene reads fail transiently (HTTP 429/5xx, dropped or timed-out
 // connections) before the failed scenes are skipped and reported.
 const SampleAttempts = 4
-
-// transientMarks are the texts of GDAL/curl errors worth another attempt.
-var transientMarks = []string{
-	"HTTP error code: 5", "HTTP error code: 429", "response_code=5", "response_code=429",
-	"Retrying again", "Connection reset", "Connection timed out", "Operation timed out",
-	"Couldn't connect", "Empty reply", "Recv failure", "Send failure", "connection refused",
-	"SlowDown", "curl error",
-}
-
-// remoteRaster finds the remote raster a read problem names.
-var remoteRaster = regexp.MustCompile("(/vsis3/|s3://)[^\\s'`\"]+?\\.(?:tif|TIF|tiff|TIFF)")
-
-// transientReads counts the scene reads of a Sample that failed for a
-// transient reason: a GDAL/curl error text that says so, or a remote file
-// GDAL could not open although the object is there (a dropped HEAD request
-// leaves GDAL believing it missing). It returns the /vsis3/ paths involved,
-// whose cached state GDAL must forget before another attempt.
-func transientReads(ctx context.Context, ps []series.Problem) (int, []string) {
-	n := 0
-	seen := map[string]bool{}
-	var paths []string
-	for _, p := range ps {
-		if p.Reason != "unreadable" {
-			continue
-		}
-		msg := p.Error()
-		if p.Detail != "" && !strings.Contains(msg, p.Detail) {
-			msg += " " + p.Detail
-		}
-		path := remoteRaster.FindString(msg)
-		loc := storage.LocationOf(path)
-		isTransient := false
-		for _, m := range transientMarks {
-			if strings.Contains(msg, m) {
-				isTransient = true
-				break
-			}
-		}
-		if !isTransient && loc != "" {
-			ok, err := storage.Exists(ctx, loc)
-			isTransient = err == nil && ok
-		}
-		if !isTransient {
-			continue
-		}
-		n++
-		if loc != "" {
-			g := storage.GDALPath(loc)
-			if !seen[g] {
-				seen[g] = true
-				paths = append(paths, g)
-			}
-		}
-	}
-	sort.Strings(paths)
-	return n, paths
-}

@@ -13,13 +13,13 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/slope"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
@@ -44,7 +44,7 @@ type Config struct {
 	// means the day before the contract year starts.
 	AsOf time.Time
 
-	Codes     export.SatelliteCodes // collection → SINM code (--satellite-codes)
+	Codes     sinm.SatelliteCodes // collection → SINM code (--satellite-codes)
 	Shard     Shard
 	Workers   int  // talhões analysed at once and scenes read at once; default GOMAXPROCS
 	BatchSize int  // talhões per batch; default 64
@@ -133,111 +133,188 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	storage.SetGDALEnv()
-	m := newManifest(cfg, start)
-	logf := func(format string, a ...any) {
-		if cfg.Progress != nil {
-			fmt.Fprintf(cfg.Progress, "[shard %s] "+format+"\n", append([]any{cfg.Shard}, a...)...)
-		}
-		if cfg.Log != nil {
-			cfg.Log.Info(fmt.Sprintf(format, a...), slog.String("shard", cfg.Shard.String()))
-		}
+	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
+	owned, err := r.open(ctx)
+	if r.in != nil && r.in.dem != nil {
+		defer r.in.dem.Close()
 	}
-	manifestLoc := storage.Join(cfg.Out, manifestName(cfg.Shard))
+	if err != nil {
+		return Summary{}, err
+	}
+	if prev, done := r.previous(ctx); done {
+		return prev, nil
+	}
+	st := newStage(r.in)
+	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
+	if storage.KindOf(cfg.Out) == storage.Local {
+		removeStaleTemps(cfg.Out, cfg.Shard, owned)
+	}
+	sum, err := r.batches(ctx, st, owned, nb)
+	if err != nil {
+		return sum, err
+	}
+	return r.finish(ctx, st, nb, sum)
+}
 
+// run is the state of one Run: its configuration, inputs, manifest and
+// progress.
+type run struct {
+	cfg         Config
+	start       time.Time
+	m           *runManifest
+	manifestLoc string
+	in          *inputs
+	tr          *tracker
+}
+
+// logf writes a message to Progress and Log, when set.
+func (r *run) logf(format string, a ...any) {
+	if r.cfg.Progress != nil {
+		fmt.Fprintf(r.cfg.Progress, "[shard %s] "+format+"\n", append([]any{r.cfg.Shard}, a...)...)
+	}
+	if r.cfg.Log != nil {
+		r.cfg.Log.Info(fmt.Sprintf(format, a...), slog.String("shard", r.cfg.Shard.String()))
+	}
+}
+
+// open reads the talhões, the declared sowings, the catalog and the DEM,
+// and returns the talhões of this shard sorted by id. r.in is set even on
+// error once the DEM is open, so the caller can close it.
+func (r *run) open(ctx context.Context) ([]grid.Field, error) {
+	cfg, m := r.cfg, r.m
 	in := &inputs{cfg: cfg, finger: map[string]string{}, roles: map[string]string{
 		cfg.Fields: "fields", cfg.Catalog: "catalog", cfg.DEM: "dem", cfg.Sowing: "sowing"}}
 	t0 := time.Now()
 	fields, readErrs, err := readFields(ctx, cfg, in.finger)
 	if err != nil {
-		return Summary{}, err
+		return nil, err
 	}
 	m.Record("read_fields", time.Since(t0))
-	for _, e := range readErrs {
-		id := fieldIDOf(e)
-		if id != "" && !cfg.Shard.Owns(id) {
-			continue
-		}
-		if id == "" && cfg.Shard.Index != 0 {
-			continue // unnamed bad features are reported by shard 0 only
-		}
-		m.addFailure(id, "read", e.Error())
+	owned := r.owned(fields, readErrs)
+	r.logf("%d talhões in %s, %d in this shard, %d unreadable", len(fields)+len(readErrs), cfg.Fields, len(owned), len(m.Failures))
+	if err := r.readSowing(ctx, in); err != nil {
+		return nil, err
 	}
-	var owned []grid.Field
-	for _, f := range fields {
-		if cfg.Shard.Owns(f.ID) {
-			owned = append(owned, f)
-		}
+	if err := r.loadCatalog(ctx, in); err != nil {
+		return nil, err
 	}
-	sort.Slice(owned, func(i, j int) bool { return owned[i].ID < owned[j].ID })
-	logf("%d talhões in %s, %d in this shard, %d unreadable", len(fields)+len(readErrs), cfg.Fields, len(owned), len(m.Failures))
-
-	if cfg.Sowing != "" {
-		b, err := storage.ReadFile(ctx, cfg.Sowing)
-		if err != nil {
-			return Summary{}, fmt.Errorf("read sowing dates: %w", err)
-		}
-		in.finger[cfg.Sowing] = sha(b)
-		d, err := coverage.ReadSowingCSV(bytes.NewReader(b), cfg.AgriYearStart)
-		if err != nil {
-			// Bad lines are reported; the good ones are used.
-			m.Warnings = append(m.Warnings, fmt.Sprintf("%s: %v", cfg.Sowing, err))
-		}
-		in.declared = d
-	}
-
-	t0 = time.Now()
-	cat, problems := series.LoadCatalog(ctx, cfg.Catalog, series.CatalogOptions{Open: storage.Open, AllowHrefPrefixes: cfg.AllowHrefPrefix})
-	if cat == nil {
-		return Summary{}, fmt.Errorf("load catalog %s: %w", cfg.Catalog, errors.Join(problems...))
-	}
-	in.cat = cat
-	for _, p := range problems {
-		m.addSkipped("catalog", p.Error())
-	}
-	in.finger[cfg.Catalog] = catalogFingerprint(cat)
-	m.Record("load_catalog", time.Since(t0))
-	logf("catalog %s: %d items, %d rejected", cfg.Catalog, len(cat.Items), len(problems))
-
-	if cfg.DEM != "" {
-		dem, err := slope.Open(ctx, cfg.DEM)
-		if err != nil {
-			// The DEM is one indicator: without it every talhão is partial,
-			// and the run says why.
-			m.Warnings = append(m.Warnings, fmt.Sprintf("DEM %s: %v", cfg.DEM, err))
-		} else {
-			in.dem = dem
-			defer dem.Close()
-			in.finger[cfg.DEM] = "gdal:" + storage.GDALPath(cfg.DEM)
-		}
-	}
+	r.openDEM(ctx, in)
+	r.in = in
 	in.params = paramsHash(cfg, in.finger)
 	for k, v := range in.finger {
 		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, SHA256: v})
 	}
 	sort.Slice(m.Inputs, func(i, j int) bool { return m.Inputs[i].Path < m.Inputs[j].Path })
 	m.ParamsHash = in.params
+	return owned, nil
+}
 
-	if !cfg.Force {
-		if prev, err := readManifest(ctx, manifestLoc); err == nil && prev.ParamsHash == in.params && prev.Complete {
-			logf("already complete (%s): nothing to do; --force recomputes", manifestLoc)
-			return Summary{Total: prev.Status.Total, OK: prev.Status.OK, Partial: prev.Status.Partial, Failed: prev.Status.Failed, Skipped: prev.Status.Total, Manifest: manifestLoc}, nil
+// owned records the unreadable talhões of this shard in the manifest and
+// returns the readable ones, sorted by id.
+func (r *run) owned(fields []grid.Field, readErrs []error) []grid.Field {
+	for _, e := range readErrs {
+		id := fieldIDOf(e)
+		if id != "" && !r.cfg.Shard.Owns(id) {
+			continue
+		}
+		if id == "" && r.cfg.Shard.Index != 0 {
+			continue // unnamed bad features are reported by shard 0 only
+		}
+		r.m.addFailure(id, "read", e.Error())
+	}
+	var owned []grid.Field
+	for _, f := range fields {
+		if r.cfg.Shard.Owns(f.ID) {
+			owned = append(owned, f)
 		}
 	}
+	sort.Slice(owned, func(i, j int) bool { return owned[i].ID < owned[j].ID })
+	return owned
+}
 
-	st := newStage(in)
-	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
-	if storage.KindOf(cfg.Out) == storage.Local {
-		removeStaleTemps(cfg.Out, cfg.Shard, owned)
+// readSowing reads the declared sowing dates, when given.
+func (r *run) readSowing(ctx context.Context, in *inputs) error {
+	src := r.cfg.Sowing
+	if src == "" {
+		return nil
 	}
+	b, err := storage.ReadFile(ctx, src)
+	if err != nil {
+		return fmt.Errorf("read sowing dates: %w", err)
+	}
+	in.finger[src] = sha(b)
+	d, err := coverage.ReadSowingCSV(bytes.NewReader(b), r.cfg.AgriYearStart)
+	if err != nil {
+		// Bad lines are reported; the good ones are used.
+		r.m.Warnings = append(r.m.Warnings, fmt.Sprintf("%s: %v", src, err))
+	}
+	in.declared = d
+	return nil
+}
+
+// loadCatalog loads the STAC catalog; rejected items are counted as
+// skipped.
+func (r *run) loadCatalog(ctx context.Context, in *inputs) error {
+	t0 := time.Now()
+	src := r.cfg.Catalog
+	cat, problems := LoadCatalog(ctx, src, r.cfg.AllowHrefPrefix)
+	if cat == nil {
+		return fmt.Errorf("load catalog %s: %w", src, errors.Join(problems...))
+	}
+	in.cat = cat
+	for _, p := range problems {
+		r.m.addSkipped("catalog", p.Error())
+	}
+	in.finger[src] = catalogFingerprint(cat)
+	r.m.Record("load_catalog", time.Since(t0))
+	r.logf("catalog %s: %d items, %d rejected", src, len(cat.Items), len(problems))
+	return nil
+}
+
+// openDEM opens the elevation model, when given. The DEM is one indicator:
+// without it every talhão is partial, and the run says why.
+func (r *run) openDEM(ctx context.Context, in *inputs) {
+	src := r.cfg.DEM
+	if src == "" {
+		return
+	}
+	dem, err := slope.Open(ctx, src)
+	if err != nil {
+		r.m.Warnings = append(r.m.Warnings, fmt.Sprintf("DEM %s: %v", src, err))
+		return
+	}
+	in.dem = dem
+	in.finger[src] = "gdal:" + storage.GDALPath(src)
+}
+
+// previous returns the summary of a complete earlier run of this shard with
+// the same parameters (unless the run is forced).
+func (r *run) previous(ctx context.Context) (Summary, bool) {
+	if r.cfg.Force {
+		return Summary{}, false
+	}
+	prev, err := readManifest(ctx, r.manifestLoc)
+	if err != nil || prev.ParamsHash != r.in.params || !prev.Complete {
+		return Summary{}, false
+	}
+	r.logf("already complete (%s): nothing to do; --force recomputes", r.manifestLoc)
+	return Summary{Total: prev.Status.Total, OK: prev.Status.OK, Partial: prev.Status.Partial, Failed: prev.Status.Failed, Skipped: prev.Status.Total, Manifest: r.manifestLoc}, true
+}
+
+// progress reports a snapshot to OnProgress, when set.
+func (r *run) progress() {
+	if r.cfg.OnProgress != nil {
+		r.tr.update()
+		r.cfg.OnProgress(r.tr.p)
+	}
+}
+
+// batches computes (or resumes) the nb batches of owned, in order.
+func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int) (Summary, error) {
+	cfg, m := r.cfg, r.m
 	var sum Summary
-	tr := &tracker{start: start, p: Progress{Shard: cfg.Shard, Phase: "start", Batches: nb, Total: len(owned), Failed: m.Status.Failed}}
-	report := func() {
-		if cfg.OnProgress != nil {
-			tr.update()
-			cfg.OnProgress(tr.p)
-		}
-	}
-	report()
+	r.tr = &tracker{start: r.start, p: Progress{Shard: cfg.Shard, Phase: "start", Batches: nb, Total: len(owned), Failed: m.Status.Failed}}
+	r.progress()
 	for b := 0; b < nb; b++ {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("run cancelled after %d of %d batches: %w", b, nb, err)
@@ -252,6 +329,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 			sum.Resumed++
 		}
 		m.merge(res)
+		tr := r.tr
 		tr.p.Phase = "batch"
 		tr.p.OK, tr.p.Partial, tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
 		tr.p.ScenesRead, tr.p.Observations = m.Counts["scenes_read"], m.Counts["observations"]
@@ -259,34 +337,40 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		if cfg.OnProgress != nil {
 			cfg.OnProgress(tr.p)
 		} else {
-			logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d)%s, %.1f talhões/s, eta %s",
+			r.logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d)%s, %.1f talhões/s, eta %s",
 				b+1, nb, tr.p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed,
 				map[bool]string{true: " [resumed]"}[resumed], tr.p.Rate, tr.p.ETA)
 		}
 	}
+	return sum, nil
+}
 
-	t0 = time.Now()
+// finish publishes the part files, writes the manifest and removes the
+// staging files.
+func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summary, error) {
+	m := r.m
+	t0 := time.Now()
 	if err := st.publish(ctx, nb); err != nil {
 		return sum, err
 	}
 	m.Record("publish", time.Since(t0))
-	m.Record("total", time.Since(start))
+	m.Record("total", time.Since(r.start))
 	m.Status.Total = m.Status.OK + m.Status.Partial + m.Status.Failed
 	m.Counts["talhoes_ok"], m.Counts["talhoes_partial"], m.Counts["talhoes_failed"] = int64(m.Status.OK), int64(m.Status.Partial), int64(m.Status.Failed)
 	m.FinishedAt = time.Now().UTC()
 	m.Complete = true
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := storage.WriteFile(ctx, manifestLoc, append(b, '\n')); err != nil {
+	if err := storage.WriteFile(ctx, r.manifestLoc, append(b, '\n')); err != nil {
 		return sum, err
 	}
 	st.cleanup(ctx, nb)
 	sum.Total, sum.OK, sum.Partial, sum.Failed = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed
-	sum.Manifest = manifestLoc
-	tr.p.Phase = "done"
-	tr.p.OK, tr.p.Partial, tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
-	report()
-	logf("done: %d talhões (ok %d, partial %d, failed %d) in %s; manifest %s",
-		sum.Total, sum.OK, sum.Partial, sum.Failed, time.Since(start).Round(time.Millisecond), manifestLoc)
+	sum.Manifest = r.manifestLoc
+	r.tr.p.Phase = "done"
+	r.tr.p.OK, r.tr.p.Partial, r.tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
+	r.progress()
+	r.logf("done: %d talhões (ok %d, partial %d, failed %d) in %s; manifest %s",
+		sum.Total, sum.OK, sum.Partial, sum.Failed, time.Since(r.start).Round(time.Millisecond), r.manifestLoc)
 	return sum, nil
 }
 
@@ -302,13 +386,7 @@ func readFields(ctx context.Context, cfg Config, finger map[string]string) ([]gr
 	} else {
 		finger[src] = "remote"
 	}
-	fields, errs := grid.Read(ctx, src, grid.ReadOptions{IDField: cfg.IDField})
-	for _, e := range errs {
-		if errors.Is(e, grid.ErrSource) {
-			return nil, nil, e
-		}
-	}
-	return fields, errs, nil
+	return ReadFields(ctx, src, cfg.IDField)
 }
 
 // fieldIDOf returns the talhão id named by a grid read error, if any.
@@ -355,26 +433,6 @@ func manifestName(s Shard) string {
 		return "run.json"
 	}
 	return "run/" + s.Part() + ".json"
-}
-
-// parallel runs fn(i) for i in [0, n) on at most workers goroutines.
-func parallel(n, workers int, fn func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(workers, n); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				fn(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 // catalogFingerprint hashes what the run uses of the catalog: item ids,

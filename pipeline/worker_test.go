@@ -18,6 +18,7 @@ import (
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sim/synth"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 )
@@ -108,7 +109,7 @@ func baseConfig(tb testing.TB, dir, out string) Config {
 		Out:     out,
 		Season:  season,
 		AsOf:    time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC),
-		Codes:   export.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"},
+		Codes:   sinm.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"},
 		Version: "test",
 		Workers: 2,
 		// 7 talhões in 3 batches: resuming and killing have batches to
@@ -183,12 +184,12 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 		// Every talhão's SINM payload exists and passes the JSON Schema
 		// (santhosh-tekuri/jsonschema on ../shared/sinm's schema).
-		f, err := os.Open(filepath.Join(outA, export.PayloadName(r.FieldID)))
+		f, err := os.Open(filepath.Join(outA, sinm.PayloadName(r.FieldID)))
 		if err != nil {
 			t.Errorf("talhão %s: no SINM payload: %v", r.FieldID, err)
 			continue
 		}
-		if v := export.ValidatePayload(f); len(v) > 0 {
+		if v := sinm.ValidatePayload(f); len(v) > 0 {
 			t.Errorf("talhão %s: payload violates the SINM schema: %v", r.FieldID, v)
 		}
 		f.Close()
