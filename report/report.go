@@ -17,7 +17,6 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 
-	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
 )
 
@@ -25,10 +24,6 @@ import (
 type Options struct {
 	// Title heads the page; default "manejo report".
 	Title string
-	// Coverage are the straw-cover parameters used to colour the cells of
-	// the maps (the talhão figures come from seasons.parquet, not from
-	// here); zero means coverage defaults.
-	Coverage coverage.Params
 	// Generated is the time printed in the page footer; zero leaves it out
 	// (so tests get stable output).
 	Generated time.Time
@@ -42,77 +37,29 @@ type Stats struct {
 }
 
 // Write renders the report of the output folder fsys (as written by manejo
-// run) to w. It reads indicators, seasons, cycles, events and cells whole
-// (they are small) and streams the observations one talhão at a time.
+// run) to w. It reads indicators, seasons, cell covers, cycles, events and
+// cells whole (they are small) and streams the observations one talhão at a
+// time.
 func Write(ctx context.Context, w io.Writer, fsys fs.FS, o Options) (Stats, error) {
 	if o.Title == "" {
 		o.Title = "manejo report"
 	}
 	var st Stats
-	inds, err := export.ReadDataset[export.IndicatorRow](fsys)
+	out, err := readOutput(fsys)
 	if err != nil {
 		return st, fmt.Errorf("report: %w", err)
 	}
-	sort.Slice(inds, func(i, j int) bool { return inds[i].FieldID < inds[j].FieldID })
-	seasons, err := optional(export.ReadDataset[export.SeasonRow](fsys))
-	if err != nil {
-		return st, fmt.Errorf("report: %w", err)
-	}
-	cycles, err := optional(export.ReadDataset[export.CycleRow](fsys))
-	if err != nil {
-		return st, fmt.Errorf("report: %w", err)
-	}
-	events, err := optional(export.ReadDataset[export.EventRow](fsys))
-	if err != nil {
-		return st, fmt.Errorf("report: %w", err)
-	}
-	cells, err := optional(export.ReadDataset[export.CellRow](fsys))
-	if err != nil {
-		return st, fmt.Errorf("report: %w", err)
-	}
-	byField := func() map[string]*fieldData {
-		m := map[string]*fieldData{}
-		get := func(id string) *fieldData {
-			if m[id] == nil {
-				m[id] = &fieldData{}
-			}
-			return m[id]
-		}
-		for _, r := range seasons {
-			get(r.FieldID).seasons = append(get(r.FieldID).seasons, r)
-		}
-		for _, r := range cycles {
-			get(r.FieldID).cycles = append(get(r.FieldID).cycles, r)
-		}
-		for _, r := range events {
-			get(r.FieldID).events = append(get(r.FieldID).events, r)
-		}
-		for _, r := range cells {
-			get(r.FieldID).cells = append(get(r.FieldID).cells, r)
-		}
-		return m
-	}()
-	classes, err := optional(export.ReadDataset[export.ClassificationRow](fsys))
-	if err != nil {
-		return st, fmt.Errorf("report: %w", err)
-	}
-	levels := map[string]*export.ClassificationRow{}
-	for i := range classes {
-		levels[classes[i].FieldID] = &classes[i]
-	}
-	run := readRun(fsys)
-
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 1<<16)
-	writeHead(bw, o, run, inds)
-	writeSummary(bw, inds, levels)
+	writeHead(bw, o, out.run, out.inds)
+	writeSummary(bw, out.inds, out.levels)
 
 	streams, err := openObsStreams(ctx, fsys)
 	if err != nil {
 		return st, fmt.Errorf("report: %w", err)
 	}
 	defer streams.close()
-	for _, ind := range inds {
+	for _, ind := range out.inds {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
@@ -121,11 +68,11 @@ func Write(ctx context.Context, w io.Writer, fsys fs.FS, o Options) (Stats, erro
 			return st, fmt.Errorf("report: %w", err)
 		}
 		st.Observations += int64(len(obs))
-		fd := byField[ind.FieldID]
+		fd := out.fields[ind.FieldID]
 		if fd == nil {
 			fd = &fieldData{}
 		}
-		writeSection(bw, ind, fd, obs, levels[ind.FieldID], o)
+		writeSection(bw, ind, fd, obs, out.levels[ind.FieldID])
 		st.Talhoes++
 	}
 	writeFoot(bw, o)
@@ -134,6 +81,88 @@ func Write(ctx context.Context, w io.Writer, fsys fs.FS, o Options) (Stats, erro
 	}
 	st.Bytes = cw.n
 	return st, nil
+}
+
+// output is what the report reads whole from an output folder: everything
+// but the observations.
+type output struct {
+	inds   []export.IndicatorRow // sorted by talhão id
+	fields map[string]*fieldData // by talhão id
+	levels map[string]*export.ClassificationRow
+	run    []runInfo
+}
+
+// readOutput reads the indicators (required) and the other small datasets
+// (optional) of an output folder.
+func readOutput(fsys fs.FS) (output, error) {
+	var out output
+	inds, err := export.ReadDataset[export.IndicatorRow](fsys)
+	if err != nil {
+		return out, err
+	}
+	sort.Slice(inds, func(i, j int) bool { return inds[i].FieldID < inds[j].FieldID })
+	out.inds = inds
+	if out.fields, err = readFieldData(fsys); err != nil {
+		return out, err
+	}
+	classes, err := optional(export.ReadDataset[export.ClassificationRow](fsys))
+	if err != nil {
+		return out, err
+	}
+	out.levels = map[string]*export.ClassificationRow{}
+	for i := range classes {
+		out.levels[classes[i].FieldID] = &classes[i]
+	}
+	out.run = readRun(fsys)
+	return out, nil
+}
+
+// readFieldData reads seasons, cell covers, cycles, events and cells, and
+// groups them by talhão.
+func readFieldData(fsys fs.FS) (map[string]*fieldData, error) {
+	seasons, err := optional(export.ReadDataset[export.SeasonRow](fsys))
+	if err != nil {
+		return nil, err
+	}
+	covers, err := optional(export.ReadDataset[export.CellCoverRow](fsys))
+	if err != nil {
+		return nil, err
+	}
+	cycles, err := optional(export.ReadDataset[export.CycleRow](fsys))
+	if err != nil {
+		return nil, err
+	}
+	events, err := optional(export.ReadDataset[export.EventRow](fsys))
+	if err != nil {
+		return nil, err
+	}
+	cells, err := optional(export.ReadDataset[export.CellRow](fsys))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]*fieldData{}
+	get := func(id string) *fieldData {
+		if m[id] == nil {
+			m[id] = &fieldData{}
+		}
+		return m[id]
+	}
+	for _, r := range seasons {
+		get(r.FieldID).seasons = append(get(r.FieldID).seasons, r)
+	}
+	for _, r := range covers {
+		get(r.FieldID).covers = append(get(r.FieldID).covers, r)
+	}
+	for _, r := range cycles {
+		get(r.FieldID).cycles = append(get(r.FieldID).cycles, r)
+	}
+	for _, r := range events {
+		get(r.FieldID).events = append(get(r.FieldID).events, r)
+	}
+	for _, r := range cells {
+		get(r.FieldID).cells = append(get(r.FieldID).cells, r)
+	}
+	return m, nil
 }
 
 // optional turns a missing dataset into no rows.
@@ -146,6 +175,7 @@ func optional[T any](rows []T, err error) ([]T, error) {
 
 type fieldData struct {
 	seasons []export.SeasonRow
+	covers  []export.CellCoverRow
 	cycles  []export.CycleRow
 	events  []export.EventRow
 	cells   []export.CellRow
@@ -377,7 +407,7 @@ func writeClassification(w io.Writer, c *export.ClassificationRow) {
 	}
 }
 
-func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []export.ObsRow, class *export.ClassificationRow, o Options) {
+func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []export.ObsRow, class *export.ClassificationRow) {
 	fmt.Fprintf(w, `<section class="field" id="f-%s"><h2>%s <span class="muted">%s · %.1f ha · %d cells of %.1f ha · <span class="st-%s">%s</span></span></h2>`,
 		anchor(r.FieldID), html.EscapeString(r.FieldID), html.EscapeString(r.Crop), r.AreaHa, r.NCells, r.CellSizeHa, r.Status, r.Status)
 	if len(r.Reasons) > 0 {
@@ -388,23 +418,26 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 		fmt.Fprint(w, `</ul>`)
 	}
 	writeClassification(w, class)
+	fmt.Fprint(w, `<div class="figs">`)
+	writeSeries(w, obs, fieldMarks(fd))
+	fmt.Fprint(w, `<div>`, mapSVG(mapCells(fd)), `<table class="facts">`)
+	writeFacts(w, r, fd.seasons)
+	fmt.Fprint(w, `</table></div></div></section>`)
+}
 
-	// Series: quartiles over cells per date, clear observations only.
+// writeSeries draws the quartiles over cells per date of NDVI and NDTI,
+// clear observations only, with the marks over them.
+func writeSeries(w io.Writer, obs []export.ObsRow, m marks) {
 	ndvi, ndti := map[time.Time][]float64{}, map[time.Time][]float64{}
-	byCell := map[string][]coverage.Obs{}
 	var t0, t1 time.Time
 	for _, ob := range obs {
 		d := ob.Date.Time()
-		co := coverage.Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}
 		if ob.NDVI != nil {
 			ndvi[d] = append(ndvi[d], float64(*ob.NDVI))
-			co.NDVI = float64(*ob.NDVI)
 		}
 		if ob.NDTI != nil {
 			ndti[d] = append(ndti[d], float64(*ob.NDTI))
-			co.NDTI = float64(*ob.NDTI)
 		}
-		byCell[ob.CellID] = append(byCell[ob.CellID], co)
 		if t0.IsZero() || d.Before(t0) {
 			t0 = d
 		}
@@ -412,16 +445,24 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 			t1 = d
 		}
 	}
+	if t0.IsZero() {
+		fmt.Fprint(w, `<p class="muted">No observations.</p>`)
+		return
+	}
+	fmt.Fprint(w, seriesSVG(quantiles(ndvi), quantiles(ndti), timeAxis{t0.AddDate(0, 0, -5), t1.AddDate(0, 0, 5)}, m))
+}
+
+// fieldMarks are the events, sowings, pre-sowing windows and cycles of a
+// talhão, to draw over its series.
+func fieldMarks(fd *fieldData) marks {
 	var m marks
 	for _, e := range fd.events {
 		m.events = append(m.events, e.Date.Time())
 	}
-	var sowings []time.Time
 	for _, s := range fd.seasons {
 		if s.SowingDate == nil {
 			continue
 		}
-		sowings = append(sowings, s.SowingDate.Time())
 		m.sowings = append(m.sowings, s.SowingDate.Time())
 		if s.WindowStart != nil && s.WindowEnd != nil {
 			m.windows = append(m.windows, [2]time.Time{s.WindowStart.Time(), s.WindowEnd.Time()})
@@ -435,15 +476,26 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 	for _, c := range fd.cycles {
 		m.cycles = append(m.cycles, cycleMark{c.StartDate.Time(), c.EndDate.Time(), c.Kind})
 	}
-	fmt.Fprint(w, `<div class="figs">`)
-	if !t0.IsZero() {
-		fmt.Fprint(w, seriesSVG(quantiles(ndvi), quantiles(ndti), timeAxis{t0.AddDate(0, 0, -5), t1.AddDate(0, 0, 5)}, m))
-	} else {
-		fmt.Fprint(w, `<p class="muted">No observations.</p>`)
-	}
+	return m
+}
 
-	// Map: cells coloured by their own pre-sowing straw cover, averaged
-	// over the seasons with a sowing date.
+// mapCells are the cells of a talhão coloured by their own pre-sowing straw
+// cover as the run computed it (cell_cover.parquet), averaged over the
+// seasons in which the cell had a reading.
+func mapCells(fd *fieldData) []mapCell {
+	type acc struct {
+		sum float64
+		n   int
+	}
+	covers := map[string]acc{}
+	for _, c := range fd.covers {
+		if c.CoverPct != nil {
+			a := covers[c.CellID]
+			a.sum += *c.CoverPct
+			a.n++
+			covers[c.CellID] = a
+		}
+	}
 	var mc []mapCell
 	for _, c := range fd.cells {
 		g, err := wkb.Unmarshal(c.Geometry)
@@ -458,34 +510,31 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 				continue
 			}
 		}
-		sum, n := 0.0, 0
-		for _, s := range sowings {
-			if pct, _, ok := coverage.CellCover(byCell[c.CellID], s, o.Coverage); ok {
-				sum += pct
-				n++
-			}
-		}
 		cover := math.NaN()
-		if n > 0 {
-			cover = sum / float64(n)
+		if a := covers[c.CellID]; a.n > 0 {
+			cover = a.sum / float64(a.n)
 		}
 		mc = append(mc, mapCell{id: c.CellID, poly: poly, centre: orb.Point{c.CentreLon, c.CentreLat}, cover: cover, border: c.Border})
 	}
-	fmt.Fprint(w, `<div>`, mapSVG(mc), `<table class="facts">`)
+	return mc
+}
+
+// writeFacts writes the rows of a talhão's facts table: T, C, slope,
+// contour, and each season.
+func writeFacts(w io.Writer, r export.IndicatorRow, seasons []export.SeasonRow) {
 	tt, _ := tText(r)
 	fmt.Fprintf(w, `<tr><td>T</td><td>%s %s</td></tr><tr><td>C</td><td>%s %s</td></tr>`, tt, level(r.TLevel), f1(r.CPct, " %"), level(r.CLevel))
 	fmt.Fprintf(w, `<tr><td>slope</td><td>mean %s · median %s · p90 %s</td></tr>`, f1(r.SlopeMeanPct, " %"), f1(r.SlopeMedianPct, " %"), f1(r.SlopeP90Pct, " %"))
 	if r.ContourRequired != nil {
 		fmt.Fprintf(w, `<tr><td>contour</td><td>%s (IN 3.2.1 I: slope ≥ 3 %%)</td></tr>`, map[bool]string{true: "required", false: "not required"}[*r.ContourRequired])
 	}
-	for _, s := range fd.seasons {
+	for _, s := range seasons {
 		sow := "no sowing found"
 		if s.SowingDate != nil {
 			sow = fmt.Sprintf("sown %s (%s)", s.SowingDate, deref(s.SowingSource))
 		}
 		fmt.Fprintf(w, `<tr><td>%s</td><td>%s · C %s · %d cells, %d readings</td></tr>`, html.EscapeString(s.Season), sow, f1(s.CoverPct, " %"), s.NCells, s.NObs)
 	}
-	fmt.Fprint(w, `</table></div></div></section>`)
 }
 
 func writeFoot(w io.Writer, o Options) {

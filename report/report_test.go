@@ -16,6 +16,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/sim/synth"
+	"github.com/manejo/manejo/sinm"
 )
 
 // demoOutput runs the pipeline on a synthetic archive, as make demo does
@@ -36,7 +37,7 @@ func demoOutput(t *testing.T) string {
 		Fields: filepath.Join(a, "talhoes.geojson"), Catalog: filepath.Join(a, "catalog.json"),
 		DEM: filepath.Join(a, "dem.tif"), Sowing: filepath.Join(a, "sowing.csv"), Out: filepath.Join(dir, "out"),
 		Season: season, AsOf: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC),
-		Codes: export.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"}, Version: "test",
+		Codes: sinm.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"}, Version: "test",
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -87,87 +87,11 @@ func seriesSVG(ndvi, ndti []dayStats, ax timeAxis, m marks) string {
 	var b strings.Builder
 	h := padT + 2*panelH + panelG + padB
 	fmt.Fprintf(&b, `<svg class="ts" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-label="NDVI and NDTI over time">`, plotW, h, plotW, h)
-	panels := []struct {
-		name   string
-		stats  []dayStats
-		y0     float64
-		lo, hi float64
-		color  string
-	}{
+	for _, p := range []panel{
 		{"NDVI", ndvi, padT, -0.1, 1.0, "#1a7f37"},
 		{"NDTI", ndti, padT + panelH + panelG, -0.1, 0.5, "#8a5a00"},
-	}
-	major, minor := ax.ticks()
-	for _, p := range panels {
-		y := func(v float64) float64 {
-			v = math.Max(p.lo, math.Min(p.hi, v))
-			return p.y0 + panelH*(p.hi-v)/(p.hi-p.lo)
-		}
-		fmt.Fprintf(&b, `<rect x="%d" y="%.0f" width="%d" height="%d" class="frame"/>`, padL, p.y0, plotW-padL-padR, panelH)
-		// Pre-sowing windows and cycles first, under the data.
-		if p.name == "NDTI" {
-			for i, w := range m.windows {
-				x0, x1 := ax.x(w[0]), ax.x(w[1].AddDate(0, 0, 1))
-				fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%d" class="win"><title>pre-sowing window %s – %s</title></rect>`,
-					x0, p.y0, math.Max(1, x1-x0), panelH, w[0].Format(time.DateOnly), w[1].Format(time.DateOnly))
-				if i < len(m.covers) && !math.IsNaN(m.covers[i]) {
-					fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" class="lbl">C %.0f%%</text>`, x0, p.y0+12, m.covers[i])
-				}
-			}
-		} else {
-			for _, c := range m.cycles {
-				x0, x1 := ax.x(c.start), ax.x(c.end)
-				fmt.Fprintf(&b, `<rect x="%.1f" y="%.0f" width="%.1f" height="6" class="cyc"><title>%s: %s – %s</title></rect>`,
-					x0, p.y0+2, math.Max(1, x1-x0), html.EscapeString(c.label), c.start.Format(time.DateOnly), c.end.Format(time.DateOnly))
-			}
-		}
-		// Gridlines and y labels.
-		step := 0.2
-		if p.hi-p.lo < 1 {
-			step = 0.1
-		}
-		// Gridlines and ticks as one path each: thousands of talhões make
-		// every element count.
-		var grid, ticks strings.Builder
-		for v := math.Ceil(p.lo/step) * step; v <= p.hi+1e-9; v += step {
-			fmt.Fprintf(&grid, "M%d %.0fH%d", padL, y(v), plotW-padR)
-			fmt.Fprintf(&b, `<text x="%d" y="%.0f" class="yl">%.1f</text>`, padL-4, y(v)+3, v)
-		}
-		for _, t := range minor {
-			fmt.Fprintf(&ticks, "M%.0f %.0fv3", ax.x(t), p.y0+panelH)
-		}
-		for _, t := range major {
-			fmt.Fprintf(&grid, "M%.0f %.0fv%d", ax.x(t), p.y0, panelH)
-			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" class="xl">%d</text>`, ax.x(t), p.y0+panelH+14, t.Year())
-		}
-		fmt.Fprintf(&b, `<path d="%s" class="grid"/><path d="%s" class="mtick"/>`, grid.String(), ticks.String())
-		fmt.Fprintf(&b, `<text x="14" y="%.0f" class="axis" transform="rotate(-90 14 %.0f)">%s (median, IQR)</text>`, p.y0+panelH/2+40, p.y0+panelH/2+40, p.name)
-		// IQR band and median line.
-		if len(p.stats) > 0 {
-			var band strings.Builder
-			for _, s := range p.stats {
-				fmt.Fprintf(&band, "%.0f,%.0f ", ax.x(s.date), y(s.q3))
-			}
-			for i := len(p.stats) - 1; i >= 0; i-- {
-				s := p.stats[i]
-				fmt.Fprintf(&band, "%.0f,%.0f ", ax.x(s.date), y(s.q1))
-			}
-			fmt.Fprintf(&b, `<polygon points="%s" fill="%s" fill-opacity="0.2" stroke="none"/>`, strings.TrimSpace(band.String()), p.color)
-			var line strings.Builder
-			for _, s := range p.stats {
-				fmt.Fprintf(&line, "%.0f,%.0f ", ax.x(s.date), y(s.med))
-			}
-			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.4"/>`, strings.TrimSpace(line.String()), p.color)
-		} else {
-			fmt.Fprintf(&b, `<text x="%d" y="%.0f" class="lbl">no clear observation</text>`, padL+10, p.y0+panelH/2)
-		}
-		// Sowing dates and tillage events across the panel.
-		for _, s := range m.sowings {
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" class="sow"><title>sowing %s</title></line>`, ax.x(s), ax.x(s), p.y0, p.y0+panelH, s.Format(time.DateOnly))
-		}
-		for _, e := range m.events {
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" class="till"><title>soil revolving %s</title></line>`, ax.x(e), ax.x(e), p.y0, p.y0+panelH, e.Format(time.DateOnly))
-		}
+	} {
+		p.draw(&b, ax, m)
 	}
 	// Legend.
 	ly := float64(h - 8)
@@ -178,6 +102,109 @@ func seriesSVG(ndvi, ndti []dayStats, ax timeAxis, m marks) string {
 		`<rect x="390" y="-8" width="16" height="6" class="cyc"/><text x="410" y="0">crop cycle</text></g>`, padL, ly)
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// panel is one index's plot: its name, data, top edge, value range and
+// colour.
+type panel struct {
+	name   string
+	stats  []dayStats
+	y0     float64
+	lo, hi float64
+	color  string
+}
+
+// y maps a value to its y position, clamped to the panel.
+func (p panel) y(v float64) float64 {
+	v = math.Max(p.lo, math.Min(p.hi, v))
+	return p.y0 + panelH*(p.hi-v)/(p.hi-p.lo)
+}
+
+// draw writes the panel: windows or cycles under the data, gridlines and
+// labels, the IQR band and median line, then sowings and events across.
+func (p panel) draw(b *strings.Builder, ax timeAxis, m marks) {
+	fmt.Fprintf(b, `<rect x="%d" y="%.0f" width="%d" height="%d" class="frame"/>`, padL, p.y0, plotW-padL-padR, panelH)
+	if p.name == "NDTI" {
+		p.drawWindows(b, ax, m)
+	} else {
+		p.drawCycles(b, ax, m)
+	}
+	p.drawGrid(b, ax)
+	p.drawData(b, ax)
+	// Sowing dates and tillage events across the panel.
+	for _, s := range m.sowings {
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" class="sow"><title>sowing %s</title></line>`, ax.x(s), ax.x(s), p.y0, p.y0+panelH, s.Format(time.DateOnly))
+	}
+	for _, e := range m.events {
+		fmt.Fprintf(b, `<line x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" class="till"><title>soil revolving %s</title></line>`, ax.x(e), ax.x(e), p.y0, p.y0+panelH, e.Format(time.DateOnly))
+	}
+}
+
+// drawWindows shades the pre-sowing windows with their straw cover.
+func (p panel) drawWindows(b *strings.Builder, ax timeAxis, m marks) {
+	for i, w := range m.windows {
+		x0, x1 := ax.x(w[0]), ax.x(w[1].AddDate(0, 0, 1))
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.0f" width="%.1f" height="%d" class="win"><title>pre-sowing window %s – %s</title></rect>`,
+			x0, p.y0, math.Max(1, x1-x0), panelH, w[0].Format(time.DateOnly), w[1].Format(time.DateOnly))
+		if i < len(m.covers) && !math.IsNaN(m.covers[i]) {
+			fmt.Fprintf(b, `<text x="%.1f" y="%.0f" class="lbl">C %.0f%%</text>`, x0, p.y0+12, m.covers[i])
+		}
+	}
+}
+
+// drawCycles marks the crop cycles along the top of the panel.
+func (p panel) drawCycles(b *strings.Builder, ax timeAxis, m marks) {
+	for _, c := range m.cycles {
+		x0, x1 := ax.x(c.start), ax.x(c.end)
+		fmt.Fprintf(b, `<rect x="%.1f" y="%.0f" width="%.1f" height="6" class="cyc"><title>%s: %s – %s</title></rect>`,
+			x0, p.y0+2, math.Max(1, x1-x0), html.EscapeString(c.label), c.start.Format(time.DateOnly), c.end.Format(time.DateOnly))
+	}
+}
+
+// drawGrid writes the gridlines, ticks and axis labels. Gridlines and ticks
+// are one path each: thousands of talhões make every element count.
+func (p panel) drawGrid(b *strings.Builder, ax timeAxis) {
+	major, minor := ax.ticks()
+	step := 0.2
+	if p.hi-p.lo < 1 {
+		step = 0.1
+	}
+	var grid, ticks strings.Builder
+	for v := math.Ceil(p.lo/step) * step; v <= p.hi+1e-9; v += step {
+		fmt.Fprintf(&grid, "M%d %.0fH%d", padL, p.y(v), plotW-padR)
+		fmt.Fprintf(b, `<text x="%d" y="%.0f" class="yl">%.1f</text>`, padL-4, p.y(v)+3, v)
+	}
+	for _, t := range minor {
+		fmt.Fprintf(&ticks, "M%.0f %.0fv3", ax.x(t), p.y0+panelH)
+	}
+	for _, t := range major {
+		fmt.Fprintf(&grid, "M%.0f %.0fv%d", ax.x(t), p.y0, panelH)
+		fmt.Fprintf(b, `<text x="%.0f" y="%.0f" class="xl">%d</text>`, ax.x(t), p.y0+panelH+14, t.Year())
+	}
+	fmt.Fprintf(b, `<path d="%s" class="grid"/><path d="%s" class="mtick"/>`, grid.String(), ticks.String())
+	fmt.Fprintf(b, `<text x="14" y="%.0f" class="axis" transform="rotate(-90 14 %.0f)">%s (median, IQR)</text>`, p.y0+panelH/2+40, p.y0+panelH/2+40, p.name)
+}
+
+// drawData writes the IQR band and the median line.
+func (p panel) drawData(b *strings.Builder, ax timeAxis) {
+	if len(p.stats) == 0 {
+		fmt.Fprintf(b, `<text x="%d" y="%.0f" class="lbl">no clear observation</text>`, padL+10, p.y0+panelH/2)
+		return
+	}
+	var band strings.Builder
+	for _, s := range p.stats {
+		fmt.Fprintf(&band, "%.0f,%.0f ", ax.x(s.date), p.y(s.q3))
+	}
+	for i := len(p.stats) - 1; i >= 0; i-- {
+		s := p.stats[i]
+		fmt.Fprintf(&band, "%.0f,%.0f ", ax.x(s.date), p.y(s.q1))
+	}
+	fmt.Fprintf(b, `<polygon points="%s" fill="%s" fill-opacity="0.2" stroke="none"/>`, strings.TrimSpace(band.String()), p.color)
+	var line strings.Builder
+	for _, s := range p.stats {
+		fmt.Fprintf(&line, "%.0f,%.0f ", ax.x(s.date), p.y(s.med))
+	}
+	fmt.Fprintf(b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.4"/>`, strings.TrimSpace(line.String()), p.color)
 }
 
 // strawColor maps a straw cover in percent to a colour from bare soil
