@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,8 +11,8 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/coverage"
-	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
 )
@@ -33,83 +34,101 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [flags]", stderr)
-	var (
-		cfg                                  pipeline.Config
-		season, agriStart, from, asOf, shard string
-		codes, codesFile                     string
-		shards                               int
-		quiet                                bool
-		allow                                stringList
-		tp                                   = tillage.DefaultParams()
-		cp                                   coverage.Params
-	)
-	fs.StringVar(&cfg.Fields, "fields", "", "talhões: GeoJSON, GeoPackage, Shapefile or KML; local path, s3:// or https:// (required)")
-	fs.StringVar(&cfg.IDField, "id-field", "id", "property holding the talhão id")
-	fs.StringVar(&cfg.Catalog, "catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or NDJSON; local, s3:// or https:// (required)")
-	fs.StringVar(&cfg.DEM, "dem", "", "DEM for slope: any GDAL raster (NASADEM 1″, a VRT mosaic, a COG on s3://); empty leaves slope missing")
-	fs.StringVar(&cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
-	fs.StringVar(&cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
-	fs.StringVar(&season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
-	fs.StringVar(&agriStart, "agri-year-start", "07-01", "first day (MM-DD) of an agricultural year")
-	fs.StringVar(&from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
-	fs.StringVar(&asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
-	fs.StringVar(&codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
-	fs.StringVar(&codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
-	fs.StringVar(&shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
-	fs.IntVar(&shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
-	fs.IntVar(&cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
-	fs.IntVar(&cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
-	fs.BoolVar(&quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
-	fs.BoolVar(&cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
-	fs.Float64Var(&cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
-	fs.Float64Var(&cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
-	fs.Var(&allow, "allow-href-prefix", "only read assets whose href starts with this prefix (repeatable)")
-	fs.Float64Var(&tp.K, "tillage-k", tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
-	fs.Float64Var(&tp.MinCellFraction, "tillage-min-cells", tp.MinCellFraction, "share of interior cells that must break for a talhão event")
-	fs.Float64Var(&cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are left out of the straw reading (default 0.5 with the unmixing estimator, 0.3 with the NDTI ones; see docs/coverage.md)")
-	fs.Float64Var(&cp.BareNDTI, "bare-ndti", 0, "NDTI of bare soil, 0 % straw (default: see README)")
-	fs.Float64Var(&cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	for name, v := range map[string]string{"--fields": cfg.Fields, "--catalog": cfg.Catalog, "--out": cfg.Out, "--season": season} {
+// runFlags are the flags of manejo run.
+type runFlags struct {
+	cfg                                  pipeline.Config
+	season, agriStart, from, asOf, shard string
+	codes, codesFile                     string
+	shards                               int
+	quiet                                bool
+	allow                                stringList
+	tp                                   tillage.Params
+	cp                                   coverage.Params
+}
+
+// define declares the flags on fs.
+func (f *runFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.cfg.Fields, "fields", "", "talhões: GeoJSON, GeoPackage, Shapefile or KML; local path, s3:// or https:// (required)")
+	fs.StringVar(&f.cfg.IDField, "id-field", "id", "property holding the talhão id")
+	fs.StringVar(&f.cfg.Catalog, "catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or NDJSON; local, s3:// or https:// (required)")
+	fs.StringVar(&f.cfg.DEM, "dem", "", "DEM for slope: any GDAL raster (NASADEM 1″, a VRT mosaic, a COG on s3://); empty leaves slope missing")
+	fs.StringVar(&f.cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
+	fs.StringVar(&f.cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
+	fs.StringVar(&f.season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
+	fs.StringVar(&f.agriStart, "agri-year-start", "07-01", "first day (MM-DD) of an agricultural year")
+	fs.StringVar(&f.from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
+	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
+	fs.StringVar(&f.codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
+	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
+	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
+	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
+	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
+	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
+	fs.BoolVar(&f.cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
+	fs.Float64Var(&f.cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
+	fs.Float64Var(&f.cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
+	fs.Var(&f.allow, "allow-href-prefix", "only read assets whose href starts with this prefix (repeatable)")
+	fs.Float64Var(&f.tp.K, "tillage-k", f.tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
+	fs.Float64Var(&f.tp.MinCellFraction, "tillage-min-cells", f.tp.MinCellFraction, "share of interior cells that must break for a talhão event")
+	fs.Float64Var(&f.cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are left out of the straw reading (default 0.5 with the unmixing estimator, 0.3 with the NDTI ones; see docs/coverage.md)")
+	fs.Float64Var(&f.cp.BareNDTI, "bare-ndti", 0, "NDTI of bare soil, 0 % straw (default: see README)")
+	fs.Float64Var(&f.cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
+}
+
+// config checks the flags and turns them into the run's configuration.
+func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
+	cfg := f.cfg
+	var err error
+	for name, v := range map[string]string{"--fields": cfg.Fields, "--catalog": cfg.Catalog, "--out": cfg.Out, "--season": f.season} {
 		if v == "" {
-			return usagef("%s is required", name)
+			return cfg, usagef("%s is required", name)
 		}
 	}
-	var err error
-	if cfg.AgriYearStart, err = coverage.ParseMonthDay(agriStart); err != nil {
-		return usagef("--agri-year-start: %v", err)
+	if cfg.AgriYearStart, err = coverage.ParseMonthDay(f.agriStart); err != nil {
+		return cfg, usagef("--agri-year-start: %v", err)
 	}
-	if cfg.Season, err = coverage.ParseSeason(season, cfg.AgriYearStart); err != nil {
-		return usagef("--season: %v", err)
+	if cfg.Season, err = coverage.ParseSeason(f.season, cfg.AgriYearStart); err != nil {
+		return cfg, usagef("--season: %v", err)
 	}
 	for _, d := range []struct {
 		name, v string
 		dst     *time.Time
-	}{{"--from", from, &cfg.From}, {"--as-of", asOf, &cfg.AsOf}} {
+	}{{"--from", f.from, &cfg.From}, {"--as-of", f.asOf, &cfg.AsOf}} {
 		if d.v == "" {
 			continue
 		}
 		if *d.dst, err = time.Parse(time.DateOnly, d.v); err != nil {
-			return usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
+			return cfg, usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
 		}
 	}
-	if cfg.Codes, err = loadCodes(ctx, codes, codesFile); err != nil {
+	if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
+		return cfg, err
+	}
+	if cfg.Shard, _, err = pipeline.ShardFromEnv(f.shard, f.shards, nil); err != nil {
+		return cfg, usagef("%v", err)
+	}
+	if err := f.tp.Validate(); err != nil {
+		return cfg, usagef("tillage parameters: %v", err)
+	}
+	cfg.Tillage, cfg.Coverage = f.tp, f.cp
+	cfg.AllowHrefPrefix = f.allow
+	cfg.Version = version
+	return cfg, nil
+}
+
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [flags]", stderr)
+	f := runFlags{tp: tillage.DefaultParams()}
+	f.define(fs)
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if cfg.Shard, _, err = pipeline.ShardFromEnv(shard, shards, nil); err != nil {
-		return usagef("%v", err)
+	cfg, err := f.config(ctx)
+	if err != nil {
+		return err
 	}
-	if err := tp.Validate(); err != nil {
-		return usagef("tillage parameters: %v", err)
-	}
-	cfg.Tillage, cfg.Coverage = tp, cp
-	cfg.AllowHrefPrefix = allow
-	cfg.Version = version
-	if !quiet {
+	if !f.quiet {
 		if isTerminal(stderr) {
 			// A live one-line bar; log lines print above it.
 			bar := pipeline.NewBar(stderr)
@@ -138,20 +157,20 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // loadCodes builds the satellite-code mapping from a file and the flag.
-func loadCodes(ctx context.Context, flagValue, file string) (export.SatelliteCodes, error) {
-	codes := export.SatelliteCodes{}
+func loadCodes(ctx context.Context, flagValue, file string) (sinm.SatelliteCodes, error) {
+	codes := sinm.SatelliteCodes{}
 	if file != "" {
 		r, err := storage.Open(ctx, file)
 		if err != nil {
 			return nil, fmt.Errorf("read satellite codes: %w", err)
 		}
 		defer r.Close()
-		if codes, err = export.LoadSatelliteCodes(r); err != nil {
+		if codes, err = sinm.LoadSatelliteCodes(r); err != nil {
 			return nil, usagef("--satellite-codes-file %s: %v", file, err)
 		}
 	}
 	if flagValue != "" {
-		c, err := export.ParseSatelliteCodes(flagValue)
+		c, err := sinm.ParseSatelliteCodes(flagValue)
 		if err != nil {
 			return nil, usagef("--satellite-codes: %v", err)
 		}

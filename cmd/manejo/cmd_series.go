@@ -1,23 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/storage"
 )
@@ -28,22 +24,22 @@ func init() {
 
 // seriesReport is the --report document (also summarised on stderr).
 type seriesReport struct {
-	Fields     string                `json:"fields"`
-	Catalog    string                `json:"catalog"`
-	Out        string                `json:"out"`
-	Talhoes    int                   `json:"talhoes"`
-	Cells      int                   `json:"cells"`
-	Items      int                   `json:"items"`
-	Scenes     int                   `json:"scenes"`
-	ScenesRead int                   `json:"scenes_read"`
-	Rows       int                   `json:"rows"`
-	Skipped    map[string]int        `json:"skipped"`
-	Masked     map[string]int        `json:"masked"`
-	Problems   []series.Problem      `json:"problems,omitempty"`
-	Catalogs   []string              `json:"catalog_errors,omitempty"`
-	Failed     []string              `json:"failed_talhoes,omitempty"`
-	Gaps       map[string]series.Gap `json:"gaps"`
-	Seconds    float64               `json:"seconds"`
+	Fields     string                    `json:"fields"`
+	Catalog    string                    `json:"catalog"`
+	Out        string                    `json:"out"`
+	Talhoes    int                       `json:"talhoes"`
+	Cells      int                       `json:"cells"`
+	Items      int                       `json:"items"`
+	Scenes     int                       `json:"scenes"`
+	ScenesRead int                       `json:"scenes_read"`
+	Rows       int                       `json:"rows"`
+	Skipped    map[series.SkipReason]int `json:"skipped"`
+	Masked     map[series.MaskReason]int `json:"masked"`
+	Problems   []series.Problem          `json:"problems,omitempty"`
+	Catalogs   []string                  `json:"catalog_errors,omitempty"`
+	Failed     []string                  `json:"failed_talhoes,omitempty"`
+	Gaps       map[string]series.Gap     `json:"gaps"`
+	Seconds    float64                   `json:"seconds"`
 }
 
 func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -72,57 +68,16 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case *workers < 1:
 		return usagef("--workers %d: want at least 1", *workers)
 	}
-	ext := strings.ToLower(filepath.Ext(*out))
-	if ext != ".parquet" && ext != ".csv" {
+	if ext := strings.ToLower(filepath.Ext(*out)); ext != ".parquet" && ext != ".csv" {
 		return usagef("--out %s: want a .parquet or .csv file", *out)
 	}
-	var o series.Options
-	o.Workers = *workers
-	for _, d := range []struct {
-		s   string
-		t   *time.Time
-		arg string
-	}{{*from, &o.From, "--from"}, {*to, &o.To, "--to"}} {
-		if d.s == "" {
-			continue
-		}
-		t, err := time.Parse("2006-01-02", d.s)
-		if err != nil {
-			return usagef("%s %q: want YYYY-MM-DD", d.arg, d.s)
-		}
-		*d.t = t
+	o := series.Options{Workers: *workers}
+	var err error
+	if o.From, o.To, err = seriesDates(*from, *to); err != nil {
+		return err
 	}
-	if !o.From.IsZero() && !o.To.IsZero() && o.To.Before(o.From) {
-		return usagef("--to %s is before --from %s", *to, *from)
-	}
-	builtin := series.Profiles()
-	if *profiles != "" {
-		o.Profiles = map[string]*series.Profile{}
-		for _, pair := range strings.Split(*profiles, ",") {
-			c, p, ok := strings.Cut(strings.TrimSpace(pair), "=")
-			if !ok || builtin[p] == nil {
-				names := make([]string, 0, len(builtin))
-				for n := range builtin {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				return usagef("--collection-profile %q: want collection=profile with a profile among %s", pair, strings.Join(names, ", "))
-			}
-			o.Profiles[c] = builtin[p]
-		}
-	}
-	if *noQA {
-		if o.Profiles == nil {
-			o.Profiles = map[string]*series.Profile{}
-		}
-		for c, p := range builtin {
-			if _, set := o.Profiles[c]; !set {
-				o.Profiles[c] = p
-			}
-		}
-		for _, p := range o.Profiles {
-			p.QAOptional = true
-		}
+	if o.Profiles, err = seriesProfiles(*profiles, *noQA); err != nil {
+		return err
 	}
 	var prefixes []string
 	for _, p := range strings.Split(*allow, ",") {
@@ -134,68 +89,122 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		o.GDALConfig = append(o.GDALConfig, k+"="+v)
 	}
 	start := time.Now()
-
-	talhoes, readErrs := grid.Read(ctx, *fields, grid.ReadOptions{IDField: *idField})
-	for _, err := range readErrs {
-		if errors.Is(err, grid.ErrSource) {
-			return err
-		}
-	}
-	rep := seriesReport{Fields: *fields, Catalog: *catalog, Out: *out}
-	for _, err := range readErrs {
-		rep.Failed = append(rep.Failed, err.Error())
-		fmt.Fprintf(stderr, "series: talhão skipped: %v\n", err)
-	}
-	var grids []grid.Grid
-	for _, f := range talhoes {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		g, err := grid.Build(f, grid.Options{})
-		if err != nil {
-			rep.Failed = append(rep.Failed, fmt.Sprintf("%s: %v", f.ID, err))
-			fmt.Fprintf(stderr, "series: talhão %s skipped: %v\n", f.ID, err)
-			continue
-		}
-		grids = append(grids, g)
-		rep.Cells += len(g.Cells)
-	}
-	rep.Talhoes = len(grids)
-
-	cat, catErrs := series.LoadCatalog(ctx, *catalog, series.CatalogOptions{Open: storage.Open, AllowHrefPrefixes: prefixes})
-	for _, err := range catErrs {
-		rep.Catalogs = append(rep.Catalogs, err.Error())
-		fmt.Fprintf(stderr, "series: catalog: %v\n", err)
-	}
-	if cat == nil {
-		return fmt.Errorf("load catalog %s: nothing usable", *catalog)
-	}
-	rep.Items = len(cat.Items)
-
-	obs, st, err := series.Sample(ctx, cat, grids, o)
+	res, err := pipeline.Series(ctx, pipeline.SeriesConfig{Fields: *fields, IDField: *idField, Catalog: *catalog,
+		AllowHrefPrefix: prefixes, Sample: o, Out: *out, Version: version})
+	rep := seriesReportOf(res, *fields, *catalog, *out, time.Since(start))
+	printSeriesSkips(stderr, res)
 	if err != nil {
 		return err
 	}
-	rep.Scenes, rep.ScenesRead, rep.Skipped, rep.Masked, rep.Problems, rep.Gaps = st.Scenes, st.ScenesRead, st.Skipped, st.Masked, st.Problems, st.Gaps
-	rep.Rows = len(obs)
-
-	var buf bytes.Buffer
-	if ext == ".parquet" {
-		rows := make([]export.ObsRow, len(obs))
-		for i, ob := range obs {
-			rows[i] = obsRow(ob)
+	printSeriesSummary(stderr, rep, res.Stats)
+	if *report != "" {
+		data, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
 		}
-		if err := export.Write(&buf, rows, export.Options{Version: version}); err != nil {
-			return fmt.Errorf("write %s: %w", *out, err)
+		if err := storage.WriteFile(ctx, *report, append(data, '\n')); err != nil {
+			return fmt.Errorf("write %s: %w", *report, err)
 		}
-	} else if err := writeObsCSV(&buf, obs); err != nil {
-		return fmt.Errorf("write %s: %w", *out, err)
 	}
-	if err := storage.WriteFile(ctx, *out, buf.Bytes()); err != nil {
-		return fmt.Errorf("write %s: %w", *out, err)
+	if len(rep.Failed) > 0 {
+		return partialError(len(rep.Failed), len(rep.Failed)+res.Talhoes)
 	}
-	rep.Seconds = math.Round(time.Since(start).Seconds()*1000) / 1000
+	return nil
+}
 
+// seriesDates parses --from and --to (empty = no limit).
+func seriesDates(from, to string) (time.Time, time.Time, error) {
+	var f, t time.Time
+	for _, d := range []struct {
+		s   string
+		t   *time.Time
+		arg string
+	}{{from, &f, "--from"}, {to, &t, "--to"}} {
+		if d.s == "" {
+			continue
+		}
+		v, err := time.Parse("2006-01-02", d.s)
+		if err != nil {
+			return f, t, usagef("%s %q: want YYYY-MM-DD", d.arg, d.s)
+		}
+		*d.t = v
+	}
+	if !f.IsZero() && !t.IsZero() && t.Before(f) {
+		return f, t, usagef("--to %s is before --from %s", to, from)
+	}
+	return f, t, nil
+}
+
+// seriesProfiles reads --collection-profile (collection=profile pairs) and
+// --allow-missing-qa into profile overrides; nil when neither is given.
+func seriesProfiles(pairs string, noQA bool) (map[string]*series.Profile, error) {
+	builtin := series.Profiles()
+	var out map[string]*series.Profile
+	if pairs != "" {
+		out = map[string]*series.Profile{}
+		for _, pair := range strings.Split(pairs, ",") {
+			c, p, ok := strings.Cut(strings.TrimSpace(pair), "=")
+			if !ok || builtin[p] == nil {
+				names := make([]string, 0, len(builtin))
+				for n := range builtin {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				return nil, usagef("--collection-profile %q: want collection=profile with a profile among %s", pair, strings.Join(names, ", "))
+			}
+			out[c] = builtin[p]
+		}
+	}
+	if noQA {
+		if out == nil {
+			out = map[string]*series.Profile{}
+		}
+		for c, p := range builtin {
+			if _, set := out[c]; !set {
+				out[c] = p
+			}
+		}
+		for _, p := range out {
+			p.QAOptional = true
+		}
+	}
+	return out, nil
+}
+
+// seriesReportOf fills the --report document.
+func seriesReportOf(res pipeline.SeriesResult, fields, catalog, out string, took time.Duration) seriesReport {
+	rep := seriesReport{Fields: fields, Catalog: catalog, Out: out, Talhoes: res.Talhoes, Cells: res.Cells, Items: res.Items,
+		Scenes: res.Stats.Scenes, ScenesRead: res.Stats.ScenesRead, Rows: len(res.Obs),
+		Skipped: res.Stats.Skipped, Masked: res.Stats.Masked, Problems: res.Stats.Problems, Gaps: res.Stats.Gaps}
+	for _, err := range res.Unreadable {
+		rep.Failed = append(rep.Failed, err.Error())
+	}
+	for _, f := range res.Failed {
+		rep.Failed = append(rep.Failed, fmt.Sprintf("%s: %s", f.FieldID, f.Reason))
+	}
+	for _, err := range res.Catalog {
+		rep.Catalogs = append(rep.Catalogs, err.Error())
+	}
+	rep.Seconds = math.Round(took.Seconds()*1000) / 1000
+	return rep
+}
+
+// printSeriesSkips lists the talhões and catalog entries left out.
+func printSeriesSkips(stderr io.Writer, res pipeline.SeriesResult) {
+	for _, err := range res.Unreadable {
+		fmt.Fprintf(stderr, "series: talhão skipped: %v\n", err)
+	}
+	for _, f := range res.Failed {
+		fmt.Fprintf(stderr, "series: talhão %s skipped: %s\n", f.FieldID, f.Reason)
+	}
+	for _, err := range res.Catalog {
+		fmt.Fprintf(stderr, "series: catalog: %v\n", err)
+	}
+}
+
+// printSeriesSummary prints the skipped scenes, the counts and the talhões
+// whose revisit is too coarse (IN 6.5).
+func printSeriesSummary(stderr io.Writer, rep seriesReport, st series.Stats) {
 	for _, p := range st.Problems {
 		fmt.Fprintf(stderr, "series: skipped %v\n", p)
 	}
@@ -216,59 +225,17 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				id, g.RevisitDays, g.LargestGapDays, g.GapFrom.Format("2006-01-02"), g.GapTo.Format("2006-01-02"), g.Coarse)
 		}
 	}
-	if *report != "" {
-		data, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := storage.WriteFile(ctx, *report, append(data, '\n')); err != nil {
-			return fmt.Errorf("write %s: %w", *report, err)
-		}
-	}
-	if len(rep.Failed) > 0 {
-		return partialError(len(rep.Failed), len(rep.Failed)+len(grids))
-	}
-	return nil
 }
 
-func obsRow(ob series.Obs) export.ObsRow {
-	r := export.ObsRow{FieldID: ob.FieldID, CellID: ob.CellID, Date: export.DateOf(ob.Date), Collection: ob.Collection, ItemID: ob.ItemID, MaskReason: export.OptString(ob.Mask)}
-	if v := ob.NDVI; !math.IsNaN(float64(v)) {
-		r.NDVI = &v
-	}
-	if v := ob.NDTI; !math.IsNaN(float64(v)) {
-		r.NDTI = &v
-	}
-	return r
-}
-
-func writeObsCSV(w io.Writer, obs []series.Obs) error {
-	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"field_id", "cell_id", "date", "collection", "item_id", "ndvi", "ndti", "mask_reason"})
-	f := func(v float32) string {
-		if math.IsNaN(float64(v)) {
-			return ""
-		}
-		return strconv.FormatFloat(float64(v), 'g', -1, 32)
-	}
-	for _, o := range obs {
-		if err := cw.Write([]string{o.FieldID, o.CellID, o.Date.Format("2006-01-02"), o.Collection, o.ItemID, f(o.NDVI), f(o.NDTI), o.Mask}); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func countsString(m map[string]int) string {
+func countsString[K ~string](m map[K]int) string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		keys = append(keys, string(k))
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+		parts[i] = fmt.Sprintf("%s %d", k, m[K(k)])
 	}
 	return strings.Join(parts, ", ")
 }

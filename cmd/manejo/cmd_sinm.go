@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
 )
 
@@ -80,7 +80,7 @@ func runSINMValidate(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
-		v := export.ValidatePayload(bytes.NewReader(b))
+		v := sinm.ValidatePayload(bytes.NewReader(b))
 		if len(v) == 0 {
 			if !*quiet {
 				fmt.Fprintf(stdout, "%s: ok\n", f)

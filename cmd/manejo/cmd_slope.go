@@ -13,12 +13,11 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/slope"
-	"github.com/manejo/manejo/storage"
 )
 
 func init() {
@@ -74,19 +73,13 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--jobs %d: want at least 1", *jobs)
 	}
 
-	// s3:// DEMs and talhões go through GDAL's /vsis3/ with the same AWS
-	// settings as the SDK (endpoint, path style, region).
-	storage.SetGDALEnv()
-	d, err := slope.Open(ctx, *dem)
+	res, err := pipeline.Slopes(ctx, pipeline.SlopeConfig{Fields: *fields, IDField: *idField, DEM: *dem, Jobs: *jobs})
 	if err != nil {
 		return err
 	}
-	defer d.Close()
-
-	fl, readErrs := grid.Read(ctx, *fields, grid.ReadOptions{IDField: *idField})
 	var rows []slopeRow
 	failed := 0
-	for _, e := range readErrs {
+	for _, e := range res.Unreadable {
 		fmt.Fprintf(stderr, "manejo slope: %v\n", e)
 		failed++
 		var fe *grid.FieldError
@@ -94,52 +87,28 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			rows = append(rows, slopeRow{FieldID: fe.ID, Error: e.Error()})
 		}
 	}
-	if len(fl) == 0 && failed > 0 {
+	if len(res.Results) == 0 && failed > 0 {
 		return fmt.Errorf("read talhões %s: no talhão read", *fields)
 	}
-
-	results := make([]slopeRow, len(fl))
-	idx := make(chan int)
-	var wg sync.WaitGroup
-	for range min(*jobs, max(len(fl), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range idx {
-				results[i] = toSlopeRow(d.Field(ctx, fl[i]))
-			}
-		}()
-	}
-	for i := range fl {
-		if ctx.Err() != nil {
-			break
-		}
-		idx <- i
-	}
-	close(idx)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	for _, r := range results {
-		if r.Error != "" {
-			fmt.Fprintf(stderr, "manejo slope: %s\n", r.Error)
+	results := make([]slopeRow, len(res.Results))
+	for i, r := range res.Results {
+		results[i] = toSlopeRow(r, res.Errs[i])
+		if results[i].Error != "" {
+			fmt.Fprintf(stderr, "manejo slope: %s\n", results[i].Error)
 			failed++
 		}
 	}
 	rows = append(results, rows...)
-
-	switch format {
-	case "":
+	if format == "" {
 		err = writeSlopeTable(stdout, rows)
-	default:
+	} else {
 		err = writeSlopeFile(*out, format, rows)
 	}
 	if err != nil {
 		return err
 	}
 	if failed > 0 {
-		return partialError(failed, len(fl)+countReadFailures(readErrs))
+		return partialError(failed, len(res.Results)+countReadFailures(res.Unreadable))
 	}
 	return nil
 }
