@@ -2,6 +2,7 @@ package synth
 
 import (
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/manejo/manejo/sim/pheno"
@@ -121,6 +122,28 @@ func (sc *scene) newSky(t int) *sky {
 	s.cirrus = make([]float32, m*m)
 	s.nodata = make([]bool, m*m)
 	side := float64(sc.n) * pixelM
+	// The draws below come from rng in a fixed order: the archive depends
+	// on it.
+	covered := s.addClouds(rng, side, cover)
+	if hasHaze {
+		s.addHaze(rng, side)
+	}
+	if covered > 0 {
+		s.addShadows(rng, d)
+	}
+	if hasCirrus {
+		s.addCirrus(rng, newValueNoise(sc.o.Seed, 2_000_000+uint64(t), 1200))
+	}
+	if swath {
+		s.addSwathGap(rng)
+	}
+	return s
+}
+
+// addClouds raises lobed clouds until cover of the pixels are flagged (or
+// 20000 tries), and returns how many are.
+func (s *sky) addClouds(rng *rand.Rand, side, cover float64) int {
+	m := s.m
 	covered := 0
 	target := int(cover * float64(m*m))
 	for tries := 0; covered < target && tries < 20000; tries++ {
@@ -131,57 +154,68 @@ func (sc *scene) newSky(t int) *sky {
 		cx, cy := rng.Float64()*(side+2*r)-r, rng.Float64()*(side+2*r)-r
 		covered += blob(s.alpha, m, cx, cy, r, 3+3*rng.Float64(), 1, rng.Float64()*6.3, rng.Float64()*6.3)
 	}
-	if hasHaze { // thin haze the mask misses: opacity stays below flagCloud
-		r := 400 + 1100*rng.Float64()
-		blob(s.haze, m, rng.Float64()*side, rng.Float64()*side, r, 1.5, 0.06+0.05*rng.Float64(), rng.Float64()*6.3, rng.Float64()*6.3)
-	}
-	if covered > 0 { // shadows: clouds displaced away from the morning sun
-		az := (85 - 25*math.Cos(2*math.Pi*float64(d.YearDay()-172)/365)) * math.Pi / 180
-		l := 500 + 900*rng.Float64()
-		dx, dy := -l*math.Sin(az)/20, l*math.Cos(az)/20 // 20 m pixels, x east, y south
-		for i := 0; i < m; i++ {
-			for j := 0; j < m; j++ {
-				si, sj := int(math.Round(float64(i)-dy)), int(math.Round(float64(j)-dx))
-				if si < 0 || sj < 0 || si >= m || sj >= m {
-					continue
-				}
-				if a := s.alpha[si*m+sj]; a > 0 {
-					s.shadow[i*m+j] = float32(math.Min(1, 1.2*float64(a)))
-				}
+	return covered
+}
+
+// addHaze adds thin haze the mask misses: opacity stays below flagCloud.
+func (s *sky) addHaze(rng *rand.Rand, side float64) {
+	r := 400 + 1100*rng.Float64()
+	blob(s.haze, s.m, rng.Float64()*side, rng.Float64()*side, r, 1.5, 0.06+0.05*rng.Float64(), rng.Float64()*6.3, rng.Float64()*6.3)
+}
+
+// addShadows casts the clouds' shadows, displaced away from the morning sun
+// of date d.
+func (s *sky) addShadows(rng *rand.Rand, d time.Time) {
+	m := s.m
+	az := (85 - 25*math.Cos(2*math.Pi*float64(d.YearDay()-172)/365)) * math.Pi / 180
+	l := 500 + 900*rng.Float64()
+	dx, dy := -l*math.Sin(az)/20, l*math.Cos(az)/20 // 20 m pixels, x east, y south
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			si, sj := int(math.Round(float64(i)-dy)), int(math.Round(float64(j)-dx))
+			if si < 0 || sj < 0 || si >= m || sj >= m {
+				continue
+			}
+			if a := s.alpha[si*m+sj]; a > 0 {
+				s.shadow[i*m+j] = float32(math.Min(1, 1.2*float64(a)))
 			}
 		}
 	}
-	if hasCirrus {
-		v := newValueNoise(sc.o.Seed, 2_000_000+uint64(t), 1200)
-		amp := 0.01 + 0.03*rng.Float64()
-		for i := 0; i < m; i++ {
-			for j := 0; j < m; j++ {
-				if c := (v.at((float64(j)+0.5)*20, (float64(i)+0.5)*20) - 0.45) / 0.55; c > 0 {
-					s.cirrus[i*m+j] = float32(amp * c)
-				}
+}
+
+// addCirrus lays thin cirrus following the value noise v.
+func (s *sky) addCirrus(rng *rand.Rand, v valueNoise) {
+	m := s.m
+	amp := 0.01 + 0.03*rng.Float64()
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			if c := (v.at((float64(j)+0.5)*20, (float64(i)+0.5)*20) - 0.45) / 0.55; c > 0 {
+				s.cirrus[i*m+j] = float32(amp * c)
 			}
 		}
 	}
-	if swath { // a corner outside the orbit's swath: no data
-		f := 0.1 + 0.3*rng.Float64()
-		a := float64(m) * math.Sqrt(2*f)
-		corner := rng.IntN(4)
-		for i := 0; i < m; i++ {
-			for j := 0; j < m; j++ {
-				x, y := float64(j)+0.5, float64(i)+0.5
-				if corner&1 == 1 {
-					x = float64(m) - x
-				}
-				if corner&2 == 2 {
-					y = float64(m) - y
-				}
-				if x+y < a {
-					s.nodata[i*m+j] = true
-				}
+}
+
+// addSwathGap marks a corner outside the orbit's swath as no data.
+func (s *sky) addSwathGap(rng *rand.Rand) {
+	m := s.m
+	f := 0.1 + 0.3*rng.Float64()
+	a := float64(m) * math.Sqrt(2*f)
+	corner := rng.IntN(4)
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			x, y := float64(j)+0.5, float64(i)+0.5
+			if corner&1 == 1 {
+				x = float64(m) - x
+			}
+			if corner&2 == 2 {
+				y = float64(m) - y
+			}
+			if x+y < a {
+				s.nodata[i*m+j] = true
 			}
 		}
 	}
-	return s
 }
 
 // blob raises field f (m × m, 20 m pixels) to a lobed cloud of radius r

@@ -6,11 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/sim/pheno"
+	"golang.org/x/sync/errgroup"
 )
 
 // Collection is the STAC collection of the archive's items.
@@ -107,48 +107,41 @@ var assets = []struct {
 // itemDir is the item's folder relative to Out.
 func itemDir(id string) string { return filepath.Join(Collection, id) }
 
-// render draws and writes every acquisition, Workers at a time.
+// render draws and writes every acquisition, Workers at a time, each
+// worker with its own renderer (buffers and GDAL objects).
 func (sc *scene) render(ctx context.Context) ([]*item, error) {
 	items := make([]*item, len(sc.dates))
+	eg, ectx := errgroup.WithContext(ctx)
 	jobs := make(chan int)
-	errs := make(chan error, sc.o.Workers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for w := 0; w < sc.o.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range sc.o.Workers {
+		eg.Go(func() error {
 			r, err := sc.newRenderer()
 			if err != nil {
-				errs <- err
-				cancel()
-				return
+				return err
 			}
 			defer r.close()
 			for t := range jobs {
 				it, err := r.acquisition(t)
 				if err != nil {
-					errs <- err
-					cancel()
-					return
+					return err
 				}
 				items[t] = it
 			}
-		}()
+			return nil
+		})
 	}
-feed:
-	for t := range sc.dates {
-		select {
-		case jobs <- t:
-		case <-ctx.Done():
-			break feed
+	eg.Go(func() error {
+		defer close(jobs)
+		for t := range sc.dates {
+			select {
+			case jobs <- t:
+			case <-ectx.Done():
+				return ectx.Err()
+			}
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+		return nil
+	})
+	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -245,67 +238,85 @@ func (r *renderer) acquisition(t int) (*item, error) {
 	nf := len(sc.fields)
 	it.masked, it.residue, it.nodata = make([]int, nf), make([]int, nf), make([]int, nf)
 	var cnt [11]int
-	n, m := sc.n, sc.n/2
-	off := it.DNOffset
+	m := sc.n / 2
 	for i := 0; i < m; i++ {
 		for j := 0; j < m; j++ {
-			q := i*m + j
-			alpha, shadow, cirrus, nd := sk.at(q)
-			var s1, s2, cr, cn float64
-			water := 0
-			flag := sk.flag(q)
-			res := flag == 0 && sk.residue(q)
-			for di := 0; di < 2; di++ {
-				for dj := 0; dj < 2; dj++ {
-					p := (2*i+di)*n + 2*j + dj
-					if k := r.fieldOf[sc.cls[p]]; k >= 0 {
-						switch {
-						case nd:
-							it.nodata[k]++
-						case flag != 0:
-							it.masked[k]++
-						case res:
-							it.residue[k]++
-						}
-					}
-					if nd {
-						r.red[p], r.nir[p] = 0, 0
-						continue
-					}
-					red, nir, c := sc.pixel10(t, p, r.refl)
-					r.red[p] = toDN(atm(red, alpha, shadow, cirrus, cloudTop.Red, cirrusSpec.Red), off)
-					r.nir[p] = toDN(atm(nir, alpha, shadow, cirrus, cloudTop.NIR, cirrusSpec.NIR), off)
-					s1 += c.SWIR1
-					s2 += c.SWIR2
-					cr += c.Red
-					cn += c.NIR
-					if sc.cls[p] == surfWater {
-						water++
-					}
+			cnt[r.pixel20(t, i, j, it, sk)]++
+		}
+	}
+	it.setClassCover(cnt, m*m)
+	if err := r.write(it); err != nil {
+		return nil, err
+	}
+	return it, nil
+}
+
+// pixel20 draws 20 m pixel (i, j) of acquisition t and its four 10 m
+// pixels, counts what the talhões lose to masks, and returns the pixel's
+// SCL class (0 = no data).
+func (r *renderer) pixel20(t, i, j int, it *item, sk *sky) uint8 {
+	sc := r.sc
+	n, m := sc.n, sc.n/2
+	off := it.DNOffset
+	q := i*m + j
+	alpha, shadow, cirrus, nd := sk.at(q)
+	var s1, s2, cr, cn float64
+	water := 0
+	flag := sk.flag(q)
+	res := flag == 0 && sk.residue(q)
+	for di := 0; di < 2; di++ {
+		for dj := 0; dj < 2; dj++ {
+			p := (2*i+di)*n + 2*j + dj
+			if k := r.fieldOf[sc.cls[p]]; k >= 0 {
+				switch {
+				case nd:
+					it.nodata[k]++
+				case flag != 0:
+					it.masked[k]++
+				case res:
+					it.residue[k]++
 				}
 			}
 			if nd {
-				r.sw1[q], r.sw2[q], r.scl[q] = 0, 0, SCLNoData
-				cnt[0]++
+				r.red[p], r.nir[p] = 0, 0
 				continue
 			}
-			w1, w2 := sc.swir20(t, q, s1, s2)
-			r.sw1[q] = toDN(atm(w1, alpha, shadow, cirrus, cloudTop.SWIR1, cirrusSpec.SWIR1), off)
-			r.sw2[q] = toDN(atm(w2, alpha, shadow, cirrus, cloudTop.SWIR2, cirrusSpec.SWIR2), off)
-			switch {
-			case flag != 0:
-			case water >= 2:
-				flag = SCLWater
-			case (cn-cr)/(cn+cr) >= 0.4:
-				flag = SCLVegetation
-			default:
-				flag = SCLNotVeg
+			red, nir, c := sc.pixel10(t, p, r.refl)
+			r.red[p] = toDN(atm(red, alpha, shadow, cirrus, cloudTop.Red, cirrusSpec.Red), off)
+			r.nir[p] = toDN(atm(nir, alpha, shadow, cirrus, cloudTop.NIR, cirrusSpec.NIR), off)
+			s1 += c.SWIR1
+			s2 += c.SWIR2
+			cr += c.Red
+			cn += c.NIR
+			if sc.cls[p] == surfWater {
+				water++
 			}
-			r.scl[q] = flag
-			cnt[flag]++
 		}
 	}
-	all := float64(m * m)
+	if nd {
+		r.sw1[q], r.sw2[q], r.scl[q] = 0, 0, SCLNoData
+		return 0
+	}
+	w1, w2 := sc.swir20(t, q, s1, s2)
+	r.sw1[q] = toDN(atm(w1, alpha, shadow, cirrus, cloudTop.SWIR1, cirrusSpec.SWIR1), off)
+	r.sw2[q] = toDN(atm(w2, alpha, shadow, cirrus, cloudTop.SWIR2, cirrusSpec.SWIR2), off)
+	switch {
+	case flag != 0:
+	case water >= 2:
+		flag = SCLWater
+	case (cn-cr)/(cn+cr) >= 0.4:
+		flag = SCLVegetation
+	default:
+		flag = SCLNotVeg
+	}
+	r.scl[q] = flag
+	return flag
+}
+
+// setClassCover sets the item's no-data share of all pixels and its class
+// shares of the valid ones, from the class counts of its 20 m pixels.
+func (it *item) setClassCover(cnt [11]int, pixels int) {
+	all := float64(pixels)
 	valid := all - float64(cnt[0])
 	pct := func(c int) float64 {
 		if valid == 0 {
@@ -316,10 +327,15 @@ func (r *renderer) acquisition(t int) (*item, error) {
 	it.Nodata = round3(100 * float64(cnt[0]) / all)
 	it.High, it.Medium, it.Cirrus, it.Shadow = pct(cnt[SCLCloudHigh]), pct(cnt[SCLCloudMedium]), pct(cnt[SCLCirrus]), pct(cnt[SCLShadow])
 	it.Veg, it.NotVeg, it.Water = pct(cnt[SCLVegetation]), pct(cnt[SCLNotVeg]), pct(cnt[SCLWater])
+}
 
+// write writes the item's assets as COGs.
+func (r *renderer) write(it *item) error {
+	sc := r.sc
+	n, m := sc.n, sc.n/2
 	dir := filepath.Join(sc.o.Out, itemDir(it.ID))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	gt10 := [6]float64{sc.x0, pixelM, 0, sc.y0, 0, -pixelM}
 	gt20 := [6]float64{sc.x0, 2 * pixelM, 0, sc.y0, 0, -2 * pixelM}
@@ -335,10 +351,10 @@ func (r *renderer) acquisition(t int) (*item, error) {
 		}
 		path := filepath.Join(dir, a.file)
 		if err := writeCOG(path, bufs[k], size, size, gt, r.srs, 0, sc.o.BlockSize, res); err != nil {
-			return nil, fmt.Errorf("item %s: %w", it.ID, err)
+			return fmt.Errorf("item %s: %w", it.ID, err)
 		}
 	}
-	return it, nil
+	return nil
 }
 
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -298,38 +298,58 @@ func (sc *scene) fieldTruth(k int, f *field, items []*item, assessed []string) F
 		}
 	}
 	if h := f.head; h != nil {
-		strip := 0
-		for _, s := range sc.cls {
-			if int(s) == f.surf+1 {
-				strip++
-			}
-		}
-		ft.Headland = append(ft.Headland, HeadlandTruth{
-			TillageTruth: TillageTruth{Date: Day{h.Till.Date}, Kind: h.Till.Kind, Retention: round3(h.Till.Retention)},
-			Edge:         h.Edge, WidthM: h.WidthM, AreaPct: round1(100 * float64(strip) / float64(f.pixels))})
+		ft.Headland = append(ft.Headland, sc.headlandTruth(f, h))
 	}
+	ft.T = o.tTruth(last)
+	ft.Seasons = o.seasonsTruth(f, assessed)
+	ft.C = cTruth(ft.Seasons, assessed)
+	slope := sc.meanSlopePct(f)
+	ft.Slope = SlopeTruth{MeanPct: round2(slope), ContourRequired: slope >= 3}
+	ft.MODIS = sc.modisTruth(f, ft.AreaHa)
+	ft.Clouds = cloudTruth(k, f, items)
+	return ft
+}
 
-	// T (anniversary-based full years; censored when no event).
-	ft.T = TTruth{AsOf: Day{o.AsOf}, LastEvent: last}
+// headlandTruth is the headland strip of a talhão tilled on its own.
+func (sc *scene) headlandTruth(f *field, h *headland) HeadlandTruth {
+	strip := 0
+	for _, s := range sc.cls {
+		if int(s) == f.surf+1 {
+			strip++
+		}
+	}
+	return HeadlandTruth{
+		TillageTruth: TillageTruth{Date: Day{h.Till.Date}, Kind: h.Till.Kind, Retention: round3(h.Till.Retention)},
+		Edge:         h.Edge, WidthM: h.WidthM, AreaPct: round1(100 * float64(strip) / float64(f.pixels))}
+}
+
+// tTruth is T at AsOf: anniversary-based full years since the last event,
+// censored when there is none.
+func (o Options) tTruth(last *Day) TTruth {
+	t := TTruth{AsOf: Day{o.AsOf}, LastEvent: last}
 	if last != nil {
 		y := FullYears(last.Time, o.AsOf)
 		l := LevelT(y)
-		ft.T.Years, ft.T.Level = &y, &l
-	} else {
-		ft.T.Censored = true
-		ft.T.YearsMin = FullYears(o.Start, o.AsOf)
-		if ft.T.YearsMin >= 8 {
-			l := 4
-			ft.T.Level = &l
-		}
+		t.Years, t.Level = &y, &l
+		return t
 	}
+	t.Censored = true
+	t.YearsMin = FullYears(o.Start, o.AsOf)
+	if t.YearsMin >= 8 {
+		l := 4
+		t.Level = &l
+	}
+	return t
+}
 
-	// Seasons and C.
+// seasonsTruth is the main-crop sowing and pre-sowing straw of each season
+// whose sowing lies in the archive.
+func (o Options) seasonsTruth(f *field, assessed []string) []SeasonTruth {
 	declared := map[int]bool{}
 	for _, y := range f.declared {
 		declared[y] = true
 	}
-	straw := map[string]float64{}
+	var out []SeasonTruth
 	for _, c := range f.sc.MainCycles() {
 		if c.Sowing.Before(o.Start) || c.Sowing.After(o.End) {
 			continue
@@ -344,32 +364,39 @@ func (sc *scene) fieldTruth(k int, f *field, items []*item, assessed []string) F
 				st.Assessed = true
 			}
 		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// cTruth is C: the mean straw of the assessed seasons, missing when one of
+// them has no window in the archive.
+func cTruth(seasons []SeasonTruth, assessed []string) CTruth {
+	straw := map[string]float64{}
+	for _, st := range seasons {
 		if st.InArchive {
 			straw[st.Season] = st.StrawPct
 		}
-		ft.Seasons = append(ft.Seasons, st)
 	}
-	ft.C.Seasons = assessed
+	c := CTruth{Seasons: assessed}
 	var sum float64
 	for _, s := range assessed {
 		v, ok := straw[s]
 		if !ok {
-			ft.C.Reason = "season " + s + " has no main-crop sowing with its 30-day window in the archive"
-			break
+			c.Reason = "season " + s + " has no main-crop sowing with its 30-day window in the archive"
+			return c
 		}
 		sum += v
 	}
-	if ft.C.Reason == "" {
-		v := round2(sum / float64(len(assessed)))
-		l := LevelC(v)
-		ft.C.Value, ft.C.Level = &v, &l
-	}
+	v := round2(sum / float64(len(assessed)))
+	l := LevelC(v)
+	c.Value, c.Level = &v, &l
+	return c
+}
 
-	slope := sc.meanSlopePct(f)
-	ft.Slope = SlopeTruth{MeanPct: round2(slope), ContourRequired: slope >= 3}
-	ft.MODIS = sc.modisTruth(f, ft.AreaHa)
-
-	// Clouds.
+// cloudTruth is what clouds, shadows and no-data took from talhão k on each
+// date.
+func cloudTruth(k int, f *field, items []*item) CloudTruth {
 	cl := CloudTruth{CloudyDates: []Day{}, ResidueDates: []Day{}}
 	var lost, res, clear float64
 	for _, it := range items {
@@ -394,8 +421,7 @@ func (sc *scene) fieldTruth(k int, f *field, items []*item, assessed []string) F
 	if clear > 0 {
 		cl.ResiduePct = round2(100 * res / clear)
 	}
-	ft.Clouds = cl
-	return ft
+	return cl
 }
 
 // areaHa is the talhão's area on the ellipsoid: its UTM area divided by the
