@@ -15,8 +15,8 @@ import (
 	"github.com/manejo/manejo/grid"
 )
 
-// realdata is shared/realdata beside the repository (see notes in README).
-var realdata = filepath.Join("..", "..", "shared", "realdata")
+// realdata is the repository's copy of the real data (testdata/realdata/README.md).
+var realdata = filepath.Join("..", "testdata", "realdata")
 
 // modisDay dates a MOD13Q1 composite by the middle of its 16-day window:
 // the files carry the composite's first day, but each pixel was acquired on
@@ -29,10 +29,7 @@ func readCSV(t testing.TB, path string) [][]string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
-		if os.IsNotExist(err) {
-			t.Skipf("real data absent: %v", err)
-		}
-		t.Fatal(err)
+		t.Fatal(err) // the data is part of the repository: missing is a failure
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()

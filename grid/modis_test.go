@@ -14,16 +14,13 @@ import (
 
 // TestModisGridRealMOD13Q1 checks the sinusoidal grid constants against a
 // real MOD13Q1 NDVI subset over Sinop-MT on the native grid
-// (shared/realdata/sits-sinop-mod13q1/cog_12dates_larger): for each of the
+// (testdata/realdata/sits-sinop-mod13q1/cog_12dates_larger): for each of the
 // labelled points inside it, the pixel manejo computes must be the pixel of
 // the real raster holding the point, edge for edge (1 mm). The older
 // tif_23dates cube is not used: its origin sits 0.91 and 0.92 pixel off the
 // MODIS grid and its pixel is rounded to 231.656 m (a resampled subset).
 func TestModisGridRealMOD13Q1(t *testing.T) {
-	dir := filepath.Join("..", "..", "shared", "realdata", "sits-sinop-mod13q1")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real data not found at %s (needs the shared/ folder beside the repo)", dir)
-	}
+	dir := filepath.Join("..", "testdata", "realdata", "sits-sinop-mod13q1")
 	godal.RegisterAll()
 	rasters, _ := filepath.Glob(filepath.Join(dir, "cog_12dates_larger", "*.tif"))
 	if len(rasters) == 0 {

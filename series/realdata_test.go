@@ -16,13 +16,14 @@ import (
 	"github.com/paulmach/orb"
 )
 
-var realdata = filepath.Join("..", "..", "shared", "realdata")
+// realdata is the repository's copy of the real data the tests read (testdata/realdata/README.md).
+var realdata = filepath.Join("..", "testdata", "realdata")
 
 func needRealdata(t testing.TB, sub string) string {
 	t.Helper()
 	p := filepath.Join(realdata, sub)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data %s absent (%v): the CI clone keeps shared/ beside the repo", p, err)
+		t.Fatalf("real data %s missing (%v): it is part of the repository", p, err)
 	}
 	return p
 }

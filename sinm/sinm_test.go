@@ -2,9 +2,11 @@ package sinm
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,22 +16,25 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files (testdata/, docs/outputs.md schema section)")
 
-var sharedSINM = filepath.Join("..", "..", "shared", "sinm")
+// exampleJSON is a copy of the team library's sinm/example.json (provenance
+// in testdata/README.md).
+var exampleJSON = filepath.Join("testdata", "example.json")
 
-func TestEmbeddedSchemaMatchesShared(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(sharedSINM, "monitoramento-satelite.schema.json"))
-	if err != nil {
-		t.Skipf("shared/sinm not found beside the repo: %v", err)
-	}
-	if !bytes.Equal(b, PayloadSchema) {
-		t.Error("export/monitoramento-satelite.schema.json differs from shared/sinm: copy the shared file again")
+// schemaSHA256 is the sha256 of the team library's
+// sinm/monitoramento-satelite.schema.json when it was copied here: the
+// embedded schema must stay that file, byte for byte.
+const schemaSHA256 = "74cc0bfc6b1e7f3d83cce4691de471518bd859c2c1a6f0e197dd8dc7b9fb2c99"
+
+func TestEmbeddedSchemaIsRecordedCopy(t *testing.T) {
+	if got := fmt.Sprintf("%x", sha256.Sum256(PayloadSchema)); got != schemaSHA256 {
+		t.Errorf("embedded monitoramento-satelite.schema.json has sha256 %s, want %s (the copy of the SINM schema)", got, schemaSHA256)
 	}
 }
 
 func TestSharedExampleValidates(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(sharedSINM, "example.json"))
+	b, err := os.ReadFile(exampleJSON)
 	if err != nil {
-		t.Skipf("shared/sinm not found beside the repo: %v", err)
+		t.Fatal(err)
 	}
 	if v := ValidatePayload(bytes.NewReader(b)); v != nil {
 		t.Errorf("shared example.json: %v", v)
@@ -235,9 +240,9 @@ func TestBuildPayloadErrors(t *testing.T) {
 }
 
 func TestValidatePayloadViolations(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(sharedSINM, "example.json"))
+	b, err := os.ReadFile(exampleJSON)
 	if err != nil {
-		t.Skipf("shared/sinm not found: %v", err)
+		t.Fatal(err)
 	}
 	tests := []struct {
 		name  string

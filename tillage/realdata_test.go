@@ -12,9 +12,9 @@ import (
 
 func realdata(t testing.TB, parts ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{"..", "..", "shared", "realdata"}, parts...)...)
+	p := filepath.Join(append([]string{"..", "testdata", "realdata"}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real data %s not present (expected beside the repo): %v", p, err)
+		t.Fatalf("real data %s missing (it is part of the repository): %v", p, err)
 	}
 	return p
 }

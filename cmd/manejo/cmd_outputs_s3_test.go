@@ -16,9 +16,9 @@ import (
 // TestInspectAndValidateS3 runs inspect and sinm validate on an output
 // folder in S3 (gofakes3): indicators split in parts, payloads under sinm/.
 func TestInspectAndValidateS3(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "sinm", "example.json"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
 	if err != nil {
-		t.Skipf("shared/sinm not found beside the repo: %v", err)
+		t.Fatal(err)
 	}
 	s3test.StartS3(t, "bucket")
 	ctx := context.Background()

@@ -14,8 +14,8 @@ import (
 // 2 km × 2 km talhão through the CLI and reads the Parquet back.
 func TestSeriesCommand(t *testing.T) {
 	catalog := "../../series/testdata/sinop/catalog.json"
-	if _, err := os.Stat("../../../shared/realdata/sits-sinop-mod13q1/tif_23dates"); err != nil {
-		t.Skip("real data absent: shared/ must sit beside the repo")
+	if _, err := os.Stat("../../testdata/realdata/sits-sinop-mod13q1/tif_23dates"); err != nil {
+		t.Fatalf("real data missing (it is part of the repository): %v", err)
 	}
 	dir := t.TempDir()
 	// Around labelled point 7 (Soy_Corn, -55.68369, -11.73679): ~400 ha.

@@ -10,9 +10,9 @@ import (
 )
 
 func TestSINMValidate(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "sinm", "example.json"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
 	if err != nil {
-		t.Skipf("shared/sinm not found beside the repo: %v", err)
+		t.Fatal(err)
 	}
 	out := t.TempDir()
 	sinm := filepath.Join(out, "sinm")
