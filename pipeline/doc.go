@@ -1,10 +1,20 @@
-// Package worker runs the whole manejo pipeline over a portfolio of talhões:
-// grid → series → tillage / coverage → slope → export.
+// Package pipeline runs the whole manejo pipeline over a portfolio of
+// talhões: grid → series → tillage / coverage → slope → export and sinm. It
+// converts the stage results into the rows of every dataset (cells,
+// observations, events, seasons, cell_cover, cycles, indicators) and the
+// SINM payloads, and writes the run manifest (run.json: export.Manifest
+// plus what resuming needs).
+//
+// Run is the whole run. Its first steps are exposed for the commands that
+// run part of it the same way: ReadFields, BuildGrids, LoadCatalog and
+// ObsRows; Series (read → grid → catalog → sample → observations file),
+// Grid (read → grid on all cores → cells file) and Slopes (DEM → slope of
+// every talhão).
 //
 // Talhões stream through in batches, so peak memory depends on the batch
 // size, not on the number of talhões; inside a batch, series.Sample groups
 // the reads by scene (each asset opened once). The talhões of a batch are
-// analysed concurrently.
+// analysed concurrently (an errgroup bounded by Workers).
 //
 // Sharding: a run handles the talhões of one Shard (a stable hash of the
 // id); each shard writes `part-<i>-of-<n>` files, so the output folder reads
@@ -20,12 +30,13 @@
 // written twice. A killed process's temporary files are removed by the
 // rerun of its shard.
 //
-// Faults: S3 and HTTP requests are retried with backoff (internal/storage);
-// a batch whose scene reads failed transiently (GDAL 3.6 does not retry all
-// of them) is sampled again, up to SampleAttempts times, before it is
-// committed, so a flaky bucket changes nothing in the outputs. A scene that
-// stays unreadable (a corrupt COG) is skipped and counted in run.json
-// (skipped_scenes, warnings); a bad talhão fails alone with its reason.
+// Faults: S3 and HTTP requests are retried with backoff (storage); a batch
+// whose scene reads failed transiently (series.TransientReads: GDAL 3.6
+// does not retry all of them) is sampled again, up to SampleAttempts times,
+// before it is committed, so a flaky bucket changes nothing in the outputs.
+// A scene that stays unreadable (a corrupt COG) is skipped and counted in
+// run.json (skipped_scenes, warnings); a bad talhão fails alone with its
+// reason.
 //
 // Progress: Config.OnProgress receives a Progress snapshot at the start,
 // after each batch and at the end; Bar draws it on a terminal and

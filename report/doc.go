@@ -5,9 +5,15 @@
 // cells with the inter-quartile band) with tillage events, crop cycles,
 // sowing dates and pre-sowing windows marked, and the slope figures.
 //
+// The report draws what the run computed and recomputes nothing: a cell's
+// colour is the mean over seasons of its cover_pct in cell_cover.parquet
+// (the same computation, parameters and talhão soil fit as the talhão's C),
+// the figures come from indicators, seasons, cycles and events.
+//
 // Observations are streamed: the report never holds more than one talhão's
 // observations per part file, so it scales to thousands of talhões.
 //
-// Inputs: the datasets written by export (read through export.Scan and
-// export.Read) in a local folder; the CLI mirrors an s3:// output first.
+// Inputs: the datasets of an output folder as an fs.FS, read through
+// export.ReadDataset and export.ScanFS; the CLI mirrors an s3:// output
+// first.
 package report
