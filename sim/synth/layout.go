@@ -61,8 +61,6 @@ type design struct {
 	declared              []int
 }
 
-func iptr(v int) *int { return &v }
-
 func rect(x0, y0, x1, y1 float64) [][2]float64 {
 	return [][2]float64{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}}
 }
@@ -80,13 +78,13 @@ func designs() []design {
 			po:   pheno.Options{TillageProb: -1, SafrinhaProb: -1, CoverProb: 1}, tillYears: []int{2022}},
 		{id: "SYN-003", crop: "soja", shape: "rectangle", what: "20 ha; soybean + cover crop; tilled before the 2023/2024 and 2024/2025 sowings (T = 1, C level 2); slope ≈ 5 %, contour planting and terraces declared",
 			ring: rect(2300, 60, 2800, 460), po: pheno.Options{TillageProb: -1, SafrinhaProb: -1, CoverProb: 1},
-			tillYears: []int{2023, 2024}, contorno: iptr(1), terraco: iptr(1)},
+			tillYears: []int{2023, 2024}, contorno: new(1), terraco: new(1)},
 		{id: "SYN-004", crop: "milho", shape: "rectangle", what: "150 ha; summer maize + cover crop; only a 200 m headland strip tilled in 2024 (IN 2.3 III: no talhão event, T censored); slope ≈ 5 % without contour planting",
 			ring: rect(2300, 600, 3800, 1600), po: pheno.Options{MainCrop: pheno.Milho, TillageProb: -1, CoverProb: 1},
-			headYear: 2024, contorno: iptr(0), terraco: iptr(0), declared: []int{2023, 2024, 2025}},
+			headYear: 2024, contorno: new(0), terraco: new(0), declared: []int{2023, 2024, 2025}},
 		{id: "SYN-005", crop: "soja", shape: "rectangle", what: "45 ha; soybean + cover crop; tilled before the 2025/2026 sowing (T = 0); slope ≈ 5 %, contour planting",
 			ring: rect(2300, 1750, 3200, 2250), po: pheno.Options{TillageProb: -1, SafrinhaProb: -1, CoverProb: 1},
-			tillYears: []int{2025}, contorno: iptr(1)},
+			tillYears: []int{2025}, contorno: new(1)},
 		{id: "SYN-006", crop: "soja", shape: "rectangle", what: "40 ha; soybean then fallow; tilled every year (T = 0, low straw); flat",
 			ring: rect(700, 2450, 1500, 2950), po: pheno.Options{TillageProb: -1, SafrinhaProb: -1, CoverProb: -1},
 			tillYears: []int{2022, 2023, 2024, 2025}, declared: []int{2025}},
