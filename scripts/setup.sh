@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what manejo needs on a Debian machine, only when it is missing:
 # GDAL (headers, library, command-line tools), pkg-config, Chromium (report
-# tests), then the Go modules. Safe to run again and again.
+# tests), then the Go modules and the pinned staticcheck (make lint). Safe to
+# run again and again.
 set -euo pipefail
 
 SUDO=""
@@ -27,4 +28,15 @@ if ! command -v go >/dev/null 2>&1; then
 fi
 
 go mod download
-echo "setup: GDAL $(gdal-config --version), $(go version | awk '{print $3}')" >&2
+
+# staticcheck for make lint, pinned, in the project's own bin/tools (not on
+# PATH, not shared with other projects). Reinstalled only when the version
+# there is not the pinned one.
+STATICCHECK_VERSION=0.8.2 # staticcheck 2026.2.2, builds with Go 1.26
+tools="$(cd "$(dirname "$0")/.." && pwd)/bin/tools"
+if ! "$tools/staticcheck" -version 2>/dev/null | grep -qF "($STATICCHECK_VERSION)"; then
+  echo "setup: installing staticcheck v$STATICCHECK_VERSION into $tools" >&2
+  GOBIN="$tools" go install "honnef.co/go/tools/cmd/staticcheck@v$STATICCHECK_VERSION"
+fi
+
+echo "setup: GDAL $(gdal-config --version), $(go version | awk '{print $3}'), $("$tools/staticcheck" -version)" >&2
