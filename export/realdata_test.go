@@ -21,7 +21,7 @@ import (
 func TestRealCellsGeoParquet(t *testing.T) {
 	src := filepath.Join("..", "testdata", "demo", "talhoes.geojson")
 	if _, err := os.Stat(src); err != nil {
-		t.Skipf("demo talhões not found: %v", err)
+		t.Fatalf("demo talhões missing (they are part of the repository): %v", err)
 	}
 	fields, errs := grid.Read(context.Background(), src, grid.ReadOptions{})
 	if len(fields) == 0 {
