@@ -183,7 +183,7 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Errorf("talhão %s is %s with no reason", r.FieldID, r.Status)
 		}
 		// Every talhão's SINM payload exists and passes the JSON Schema
-		// (santhosh-tekuri/jsonschema on ../shared/sinm's schema).
+		// (santhosh-tekuri/jsonschema on the embedded SINM schema).
 		f, err := os.Open(filepath.Join(outA, sinm.PayloadName(r.FieldID)))
 		if err != nil {
 			t.Errorf("talhão %s: no SINM payload: %v", r.FieldID, err)
