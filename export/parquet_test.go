@@ -1,4 +1,4 @@
-package export
+package export_test
 
 import (
 	"bytes"
@@ -21,6 +21,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/export/exporttest"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 )
@@ -105,7 +108,7 @@ func jsonValue(t *testing.T, v any) any {
 // expectRows renders Go rows the way readArrow renders the file: one map
 // per row keyed by the parquet column name, dates as strings, nil pointers
 // as null, BBox as a struct of its parquet names.
-func expectRows[T Row](t *testing.T, rows []T) []map[string]any {
+func expectRows[T export.Row](t *testing.T, rows []T) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, r := range rows {
@@ -118,12 +121,12 @@ func expectRows[T Row](t *testing.T, rows []T) []map[string]any {
 			switch {
 			case f.Kind() == reflect.Pointer && f.IsNil():
 				x = nil
-			case f.Type() == reflect.TypeFor[Date]():
-				x = f.Interface().(Date).String()
-			case f.Type() == reflect.TypeFor[*Date]():
-				x = f.Interface().(*Date).String()
-			case f.Type() == reflect.TypeFor[BBox]():
-				b := f.Interface().(BBox)
+			case f.Type() == reflect.TypeFor[export.Date]():
+				x = f.Interface().(export.Date).String()
+			case f.Type() == reflect.TypeFor[*export.Date]():
+				x = f.Interface().(*export.Date).String()
+			case f.Type() == reflect.TypeFor[export.BBox]():
+				b := f.Interface().(export.BBox)
 				x = map[string]any{"xmin": b.Xmin, "ymin": b.Ymin, "xmax": b.Xmax, "ymax": b.Ymax}
 			case f.Kind() == reflect.Pointer:
 				x = f.Elem().Interface()
@@ -196,13 +199,12 @@ func columnTypes(af arrowFile) map[string]string {
 
 // checkDataset writes rows, reads them back with arrow-go and checks column
 // types, values, sort order, metadata and zstd.
-func checkDataset[T Row](t *testing.T, rows []T) arrowFile {
+func checkDataset[T export.Row](t *testing.T, rows []T) arrowFile {
 	t.Helper()
-	ds := DatasetOf[T]()
-	want := slices.Clone(rows)
-	slices.SortStableFunc(want, compareFunc[T]())
+	ds := export.DatasetOf[T]()
+	want := export.Sorted(rows)
 	var buf bytes.Buffer
-	if err := Write(&buf, slices.Clone(rows), Options{Version: "v1.2.3"}); err != nil {
+	if err := export.Write(&buf, slices.Clone(rows), export.Options{Version: "v1.2.3"}); err != nil {
 		t.Fatalf("Write(%s): %v", ds.Name, err)
 	}
 	af := readArrow(t, buf.Bytes())
@@ -239,7 +241,7 @@ func checkDataset[T Row](t *testing.T, rows []T) arrowFile {
 		}
 	}
 	// And back through our own reader.
-	back, err := Read[T](bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	back, err := export.Read[T](bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 	if err != nil {
 		t.Fatalf("Read(%s): %v", ds.Name, err)
 	}
@@ -250,10 +252,10 @@ func checkDataset[T Row](t *testing.T, rows []T) arrowFile {
 }
 
 func TestDatasetsReadByArrow(t *testing.T) {
-	fx := newFixture(t)
-	t.Run("cells", func(t *testing.T) { checkDataset(t, fx.cells) })
+	fx := exporttest.New(t)
+	t.Run("cells", func(t *testing.T) { checkDataset(t, fx.Cells) })
 	t.Run("observations", func(t *testing.T) {
-		af := checkDataset(t, fx.obs)
+		af := checkDataset(t, fx.Obs)
 		// Spot values as arrow decodes them, independent of expectRows.
 		r := af.rows[0] // MT-SIN-001 sorts first
 		if r["field_id"] != "MT-SIN-001" || r["date"] != "2025-10-02" || r["ndvi"] != 0.5 || r["mask_reason"] != nil {
@@ -265,22 +267,22 @@ func TestDatasetsReadByArrow(t *testing.T) {
 		}
 	})
 	t.Run("events", func(t *testing.T) {
-		af := checkDataset(t, fx.events)
+		af := checkDataset(t, fx.Events)
 		if af.rows[0]["date"] != "2023-08-03" || af.rows[1]["operation"] != "gradagem" || af.rows[0]["operation"] != nil {
 			t.Errorf("events = %v", af.rows)
 		}
 	})
-	t.Run("seasons", func(t *testing.T) { checkDataset(t, fx.seasons) })
+	t.Run("seasons", func(t *testing.T) { checkDataset(t, fx.Seasons) })
 	t.Run("cell_cover", func(t *testing.T) {
 		cover := 41.5
-		checkDataset(t, []CellCoverRow{
+		checkDataset(t, []export.CellCoverRow{
 			{FieldID: "MT-SIN-002", CellID: "r000c001", Season: "2024/25", CoverPct: &cover, NObs: 3},
 			{FieldID: "MT-SIN-002", CellID: "r000c000", Season: "2024/25", NObs: 0},
 		})
 	})
-	t.Run("cycles", func(t *testing.T) { checkDataset(t, fx.cycles) })
+	t.Run("cycles", func(t *testing.T) { checkDataset(t, fx.Cycles) })
 	t.Run("indicators", func(t *testing.T) {
-		af := checkDataset(t, fx.inds)
+		af := checkDataset(t, fx.Indicators)
 		r := af.rows[1] // MT-SIN-002
 		if r["t_level"] != 1.0 || r["c_pct"] != 79.45 || r["c_season_3_pct"] != nil || r["declividade_media"] != 4.0 ||
 			r["contour_required"] != true || r["last_event"] != "2025-09-22" {
@@ -293,9 +295,9 @@ func TestDatasetsReadByArrow(t *testing.T) {
 }
 
 func TestGeoParquetMetadata(t *testing.T) {
-	fx := newFixture(t)
+	fx := exporttest.New(t)
 	var buf bytes.Buffer
-	if err := Write(&buf, slices.Clone(fx.cells), Options{}); err != nil {
+	if err := export.Write(&buf, slices.Clone(fx.Cells), export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	af := readArrow(t, buf.Bytes())
@@ -329,7 +331,7 @@ func TestGeoParquetMetadata(t *testing.T) {
 	}
 	wantBBox := []float64{-55.655, -11.781, -55.602, -11.762}
 	for i := range wantBBox {
-		if !near(col.BBox[i], wantBBox[i], 1e-12) {
+		if !testkit.Near(col.BBox[i], wantBBox[i], 1e-12) {
 			t.Errorf("bbox[%d] = %v, want %v", i, col.BBox[i], wantBBox[i])
 		}
 	}
@@ -365,7 +367,7 @@ func TestGeoParquetMetadata(t *testing.T) {
 }
 
 func TestDeterministicBytes(t *testing.T) {
-	fx := newFixture(t)
+	fx := exporttest.New(t)
 	write := func(t *testing.T, shuffle int) map[string][]byte {
 		out := map[string][]byte{}
 		rng := rand.New(rand.NewPCG(uint64(shuffle), 7))
@@ -382,19 +384,19 @@ func TestDeterministicBytes(t *testing.T) {
 			out[name] = slices.Clone(b.Bytes())
 			b.Reset()
 		}
-		cells, obs, ev, se, cy, in := slices.Clone(fx.cells), slices.Clone(fx.obs), slices.Clone(fx.events), slices.Clone(fx.seasons), slices.Clone(fx.cycles), slices.Clone(fx.inds)
+		cells, obs, ev, se, cy, in := slices.Clone(fx.Cells), slices.Clone(fx.Obs), slices.Clone(fx.Events), slices.Clone(fx.Seasons), slices.Clone(fx.Cycles), slices.Clone(fx.Indicators)
 		for i := range cells {
-			cells[i].BBox = BBox{} // let the writer fill it from the WKB
+			cells[i].BBox = export.BBox{} // let the writer fill it from the WKB
 		}
 		sh(len(cells), func(i, j int) { cells[i], cells[j] = cells[j], cells[i] })
 		sh(len(obs), func(i, j int) { obs[i], obs[j] = obs[j], obs[i] })
 		sh(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-		do("cells", Write(&b, cells, Options{Version: "v1"}))
-		do("observations", Write(&b, obs, Options{Version: "v1"}))
-		do("events", Write(&b, ev, Options{Version: "v1"}))
-		do("seasons", Write(&b, se, Options{Version: "v1"}))
-		do("cycles", Write(&b, cy, Options{Version: "v1"}))
-		do("indicators", Write(&b, in, Options{Version: "v1"}))
+		do("cells", export.Write(&b, cells, export.Options{Version: "v1"}))
+		do("observations", export.Write(&b, obs, export.Options{Version: "v1"}))
+		do("events", export.Write(&b, ev, export.Options{Version: "v1"}))
+		do("seasons", export.Write(&b, se, export.Options{Version: "v1"}))
+		do("cycles", export.Write(&b, cy, export.Options{Version: "v1"}))
+		do("indicators", export.Write(&b, in, export.Options{Version: "v1"}))
 		return out
 	}
 	first := write(t, 0)
@@ -413,26 +415,26 @@ func TestDeterministicBytes(t *testing.T) {
 
 func TestRowGroupsAndStreaming(t *testing.T) {
 	// 2500 observation rows in 3 batches of talhões, row groups of 1000.
-	var batches [][]ObsRow
+	var batches [][]export.ObsRow
 	v := float32(0.1)
 	for f := 0; f < 3; f++ {
-		var rows []ObsRow
+		var rows []export.ObsRow
 		for c := 0; c < 25; c++ {
 			for day := 0; day < 33 || (f == 2 && day < 34); day++ {
-				rows = append(rows, ObsRow{FieldID: fmt.Sprintf("F%02d", f), CellID: fmt.Sprintf("r000c%03d", c),
-					Date: d("2024-01-01") + Date(day*5), Collection: "sentinel-2-l2a", ItemID: fmt.Sprint("item", day), NDVI: &v, NDTI: &v})
+				rows = append(rows, export.ObsRow{FieldID: fmt.Sprintf("F%02d", f), CellID: fmt.Sprintf("r000c%03d", c),
+					Date: exporttest.Day("2024-01-01") + export.Date(day*5), Collection: "sentinel-2-l2a", ItemID: fmt.Sprint("item", day), NDVI: &v, NDTI: &v})
 			}
 		}
 		batches = append(batches, rows)
 	}
 	var buf bytes.Buffer
-	w := NewWriter[ObsRow](&buf, Options{RowGroupRows: 1000})
+	w := export.NewWriter[export.ObsRow](&buf, export.Options{RowGroupRows: 1000})
 	for _, b := range batches {
 		if err := w.Write(b); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Write(batches[0][:3]); !errors.Is(err, ErrUnsorted) {
+	if err := w.Write(batches[0][:3]); !errors.Is(err, export.ErrUnsorted) {
 		t.Errorf("Write(out of order) = %v, want ErrUnsorted", err)
 	}
 	if err := w.Close(); err != nil {
@@ -471,7 +473,7 @@ func TestPartName(t *testing.T) {
 					t.Errorf("panic = %v, want panic %v", r, tc.wantPan)
 				}
 			}()
-			if got := PartName(tc.ds, tc.i, tc.n); got != tc.want {
+			if got := export.PartName(tc.ds, tc.i, tc.n); got != tc.want {
 				t.Errorf("PartName(%q, %d, %d) = %q, want %q", tc.ds, tc.i, tc.n, got, tc.want)
 			}
 		})
@@ -479,16 +481,16 @@ func TestPartName(t *testing.T) {
 }
 
 func TestReadDatasetParts(t *testing.T) {
-	fx := newFixture(t)
+	fx := exporttest.New(t)
 	fsys := fstest.MapFS{}
-	for i, r := range fx.inds {
+	for i, r := range fx.Indicators {
 		var b bytes.Buffer
-		if err := Write(&b, []IndicatorRow{r}, Options{}); err != nil {
+		if err := export.Write(&b, []export.IndicatorRow{r}, export.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		fsys[PartName("indicators", len(fx.inds)-1-i, len(fx.inds))] = &fstest.MapFile{Data: b.Bytes()}
+		fsys[export.PartName("indicators", len(fx.Indicators)-1-i, len(fx.Indicators))] = &fstest.MapFile{Data: b.Bytes()}
 	}
-	got, err := ReadDataset[IndicatorRow](fsys)
+	got, err := export.ReadDataset[export.IndicatorRow](fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,14 +499,14 @@ func TestReadDatasetParts(t *testing.T) {
 		t.Errorf("ReadDataset = %+v", got)
 	}
 	var single bytes.Buffer
-	if err := Write(&single, slices.Clone(fx.inds), Options{}); err != nil {
+	if err := export.Write(&single, slices.Clone(fx.Indicators), export.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	got2, err := ReadDataset[IndicatorRow](fstest.MapFS{"indicators.parquet": {Data: single.Bytes()}})
+	got2, err := export.ReadDataset[export.IndicatorRow](fstest.MapFS{"indicators.parquet": {Data: single.Bytes()}})
 	if err != nil || len(got2) != 2 {
 		t.Errorf("ReadDataset(single) = %d rows, %v", len(got2), err)
 	}
-	if _, err := ReadDataset[IndicatorRow](fstest.MapFS{}); err == nil {
+	if _, err := export.ReadDataset[export.IndicatorRow](fstest.MapFS{}); err == nil {
 		t.Error("ReadDataset(empty dir) succeeded")
 	}
 }
@@ -515,10 +517,10 @@ func TestDuckDB(t *testing.T) {
 	if err != nil {
 		t.Skip("duckdb not installed")
 	}
-	fx := newFixture(t)
+	fx := exporttest.New(t)
 	dir := t.TempDir()
 	var b bytes.Buffer
-	if err := Write(&b, slices.Clone(fx.obs), Options{}); err != nil {
+	if err := export.Write(&b, slices.Clone(fx.Obs), export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "observations.parquet")

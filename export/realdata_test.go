@@ -1,4 +1,4 @@
-package export
+package export_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
@@ -42,7 +43,7 @@ func TestRealCellsGeoParquet(t *testing.T) {
 		t.Fatalf("only %d demo talhões gridded", len(grids))
 	}
 	var buf bytes.Buffer
-	if err := WriteCellsParquet(&buf, grids, Options{Version: "test"}); err != nil {
+	if err := export.WriteCellsParquet(&buf, grids, export.Options{Version: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	af := readArrow(t, buf.Bytes())
@@ -116,9 +117,9 @@ func TestRealNDVISeries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows []ObsRow
+	var rows []export.ObsRow
 	for _, r := range recs[1:] {
-		day, err := ParseDate(r[1])
+		day, err := export.ParseDate(r[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,14 +128,14 @@ func TestRealNDVISeries(t *testing.T) {
 			t.Fatal(err)
 		}
 		ndvi := float32(v)
-		rows = append(rows, ObsRow{FieldID: "sits-point-1", CellID: "r000c000", Date: day, Collection: "modis-13Q1-061",
+		rows = append(rows, export.ObsRow{FieldID: "sits-point-1", CellID: "r000c000", Date: day, Collection: "modis-13Q1-061",
 			ItemID: "MOD13Q1.A" + r[1], NDVI: &ndvi})
 	}
 	if len(rows) != 204 {
 		t.Fatalf("%d observations, README says 204", len(rows))
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, rows, Options{}); err != nil {
+	if err := export.Write(&buf, rows, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	af := readArrow(t, buf.Bytes())

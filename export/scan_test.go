@@ -1,24 +1,26 @@
-package export
+package export_test
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
+
+	"github.com/manejo/manejo/export"
 )
 
 func TestScanChunks(t *testing.T) {
-	var rows []ObsRow
+	var rows []export.ObsRow
 	for i := 0; i < 1000; i++ {
 		v := float32(i) / 1000
-		rows = append(rows, ObsRow{FieldID: fmt.Sprintf("F%03d", i/100), CellID: "r000c000", Date: Date(19000 + i%100), Collection: "sentinel-2-l2a", ItemID: "x", NDVI: &v})
+		rows = append(rows, export.ObsRow{FieldID: fmt.Sprintf("F%03d", i/100), CellID: "r000c000", Date: export.Date(19000 + i%100), Collection: "sentinel-2-l2a", ItemID: "x", NDVI: &v})
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, rows, Options{}); err != nil {
+	if err := export.Write(&buf, rows, export.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	var got []ObsRow
+	var got []export.ObsRow
 	chunks := 0
-	err := Scan(bytes.NewReader(buf.Bytes()), int64(buf.Len()), 64, func(c []ObsRow) error {
+	err := export.Scan(bytes.NewReader(buf.Bytes()), int64(buf.Len()), 64, func(c []export.ObsRow) error {
 		if len(c) > 64 {
 			t.Fatalf("chunk of %d rows, want ≤ 64", len(c))
 		}

@@ -12,6 +12,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/export/exporttest"
+	"github.com/manejo/manejo/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (testdata/, docs/outputs.md schema section)")
@@ -66,8 +70,8 @@ func jsonEqual(a, b any) bool {
 }
 
 func TestBuildPayloadGolden(t *testing.T) {
-	fx := newFixture(t)
-	in := fx.payloadInput("MT-SIN-002")
+	fx := exporttest.New(t)
+	in := payloadInput(fx, "MT-SIN-002")
 	in.CNPJEmpresaSensoriamento = "11444777000161"
 	p, err := BuildPayload(in, testCodes)
 	if err != nil {
@@ -117,8 +121,8 @@ func TestBuildPayloadGolden(t *testing.T) {
 	}
 	for i, w := range wantIdx {
 		g := p.Indices[i]
-		if g.CodigoSatelite != w.CodigoSatelite || g.Data != w.Data || !near(g.Longitude, w.Longitude, 1e-9) ||
-			!near(g.Latitude, w.Latitude, 1e-9) || g.NDVI != w.NDVI || g.NDTI != w.NDTI {
+		if g.CodigoSatelite != w.CodigoSatelite || g.Data != w.Data || !testkit.Near(g.Longitude, w.Longitude, 1e-9) ||
+			!testkit.Near(g.Latitude, w.Latitude, 1e-9) || g.NDVI != w.NDVI || g.NDTI != w.NDTI {
 			t.Errorf("indices[%d] = %+v, want %+v", i, g, w)
 		}
 	}
@@ -144,13 +148,13 @@ func TestBuildPayloadGolden(t *testing.T) {
 }
 
 func TestBuildPayloadOtherTalhao(t *testing.T) {
-	fx := newFixture(t)
-	in := fx.payloadInput("MT-SIN-001")
+	fx := exporttest.New(t)
+	in := payloadInput(fx, "MT-SIN-001")
 	// MT-SIN-001 has no slope: the payload cannot be built, and says why.
 	if _, err := BuildPayload(in, testCodes); !errors.Is(err, ErrNoSlope) || !strings.Contains(err.Error(), "MT-SIN-001") {
 		t.Fatalf("BuildPayload without slope = %v, want ErrNoSlope naming the talhão", err)
 	}
-	in.Indicator.SlopeMeanPct = f64(2.49)
+	in.Indicator.SlopeMeanPct = new(2.49)
 	p, err := BuildPayload(in, testCodes)
 	if err != nil {
 		t.Fatal(err)
@@ -177,13 +181,13 @@ func TestBuildPayloadOtherTalhao(t *testing.T) {
 // A cycle SINM has no label for (cycle 0: a cover crop before the main
 // crop) stays out of interpretacoesCultura without failing the payload.
 func TestBuildPayloadSkipsUnlabelledCycles(t *testing.T) {
-	fx := newFixture(t)
-	in := fx.payloadInput("MT-SIN-002")
+	fx := exporttest.New(t)
+	in := payloadInput(fx, "MT-SIN-002")
 	want, err := BuildPayload(in, testCodes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.Cycles = append(in.Cycles, CycleRow{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 0, Kind: "Planta de cobertura",
+	in.Cycles = append(in.Cycles, export.CycleRow{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 0, Kind: "Planta de cobertura",
 		StartDate: in.Cycles[0].StartDate - 90, EndDate: in.Cycles[0].StartDate - 20})
 	got, err := BuildPayload(in, testCodes)
 	if err != nil {
@@ -195,7 +199,7 @@ func TestBuildPayloadSkipsUnlabelledCycles(t *testing.T) {
 }
 
 func TestBuildPayloadErrors(t *testing.T) {
-	fx := newFixture(t)
+	fx := exporttest.New(t)
 	tests := []struct {
 		name   string
 		mutate func(in *PayloadInput, codes SatelliteCodes)
@@ -207,12 +211,12 @@ func TestBuildPayloadErrors(t *testing.T) {
 		{"no period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = nil }, ErrNoPeriod, "MT-SIN-002"},
 		{"ndvi out of range", func(in *PayloadInput, c SatelliteCodes) {
 			in.Observations = slices.Clone(in.Observations)
-			in.Observations[0].NDVI = f32(1.079) // max of the sits MT samples
+			in.Observations[0].NDVI = new(float32(1.079)) // max of the sits MT samples
 		}, ErrBadValue, "S2B_21LXH_20250922_0_L2A"},
-		{"slope over 100 %", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.DeclividadeMedia = i32(101) }, ErrBadValue, "declividadeMedia"},
+		{"slope over 100 %", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.DeclividadeMedia = new(int32(101)) }, ErrBadValue, "declividadeMedia"},
 		{"unknown operation", func(in *PayloadInput, c SatelliteCodes) {
 			in.Events = slices.Clone(in.Events)
-			in.Events[0].Operation = OptString("plantio direto")
+			in.Events[0].Operation = new("plantio direto")
 		}, ErrBadValue, "plantio direto"},
 		{"cycle 4", func(in *PayloadInput, c SatelliteCodes) {
 			in.Cycles = slices.Clone(in.Cycles)
@@ -220,15 +224,15 @@ func TestBuildPayloadErrors(t *testing.T) {
 		}, ErrBadValue, "crop cycle 4"},
 		{"event before the period", func(in *PayloadInput, c SatelliteCodes) {
 			in.Events = slices.Clone(in.Events)
-			in.Events[1].Date = d("2023-06-30")
+			in.Events[1].Date = exporttest.Day("2023-06-30")
 		}, ErrOutsidePeriod, "2023-06-30"},
-		{"index after the period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = dp("2025-09-21") }, ErrOutsidePeriod, "2025-09-22"},
+		{"index after the period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = exporttest.DayPtr("2025-09-21") }, ErrOutsidePeriod, "2025-09-22"},
 		{"no clear observation", func(in *PayloadInput, c SatelliteCodes) { in.Observations = nil }, ErrNoIndices, "MT-SIN-002"},
-		{"declared flag 2", func(in *PayloadInput, c SatelliteCodes) { in.Field.Terraceamento = ptrInt(2) }, ErrBadValue, "terraceamento"},
+		{"declared flag 2", func(in *PayloadInput, c SatelliteCodes) { in.Field.Terraceamento = new(2) }, ErrBadValue, "terraceamento"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := fx.payloadInput("MT-SIN-002")
+			in := payloadInput(fx, "MT-SIN-002")
 			codes := SatelliteCodes{}.Merge(testCodes)
 			tc.mutate(&in, codes)
 			_, err := BuildPayload(in, codes)
@@ -341,4 +345,13 @@ func TestPayloadName(t *testing.T) {
 			t.Errorf("PayloadName(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// testCodes maps the fixture's collections and the DEM to SINM codes.
+var testCodes = SatelliteCodes{"sentinel-2-l2a": "S01", "landsat-c2-l2": "S02", "dem": "S09"}
+
+// payloadInput selects the rows of talhão id of the shared fixture.
+func payloadInput(fx exporttest.Fixture, id string) PayloadInput {
+	return PayloadInput{Field: fx.Field(id), Indicator: fx.Indicator(id),
+		Cells: fx.Cells, Observations: fx.Obs, Events: fx.Events, Seasons: fx.Seasons, Cycles: fx.Cycles}
 }
