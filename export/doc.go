@@ -1,25 +1,24 @@
-// Package export writes what manejo produces: the Parquet datasets read by
-// analysts (cells, observations, events, seasons, cycles, indicators), the run
-// manifest (run.json) and the SINM remote-sensing payload of each talhão.
+// Package export writes and reads the datasets manejo produces for analysts
+// (cells, observations, events, seasons, cycles, indicators, cell cover,
+// classification) and the run manifest (run.json).
 //
 // Schemas live in one place, the row types of rows.go (CellRow, ObsRow,
-// EventRow, SeasonRow, CycleRow, IndicatorRow): their struct tags give the
+// EventRow, SeasonRow, CycleRow, IndicatorRow, …): their struct tags give the
 // Parquet column names and logical types (DATE, FLOAT, DOUBLE, INT32, UTF8,
 // LIST), and their `unit`/`doc` tags generate the schema tables of
 // docs/outputs.md (SchemaMarkdown). The stage packages are not imported: the
-// pipeline worker converts stage results into these rows.
+// pipeline converts stage results into these rows.
 //
 // Files are zstd-compressed, sorted by field, cell and date, with row groups
 // of at most 1 Mi rows, and carry no timestamp, so the same rows give the same
 // bytes. cells.parquet is GeoParquet 1.1 (WKB polygons in OGC:CRS84, a bbox
-// covering column). Everything is written through io.Writer and read through
-// io.ReaderAt or fs.FS; storage (local or S3) is someone else's job.
+// covering column). A sharded run writes each dataset as a folder of parts
+// (PartName); DatasetFiles, ScanFS and ReadDataset read either form.
+// Everything is written through io.Writer and read through io.ReaderAt or
+// fs.FS, so a local folder and an S3 prefix (storage.FS) read alike; opening
+// them is storage's job.
 //
-// The SINM payload (Payload, BuildPayload) follows
-// shared/sinm/monitoramento-satelite.schema.json, embedded here and checked
-// with a JSON Schema 2020-12 validator (ValidatePayload). Satellite codes come
-// from a configurable mapping (SatelliteCodes), never from a guess.
-//
-// export imports grid (shared types), parquet-go, orb and the JSON Schema
-// validator; it does not import the stage packages or any cloud SDK.
+// The SINM payload built from these rows is package sinm's. export imports
+// grid (shared types), parquet-go and orb; it does not import the stage
+// packages or any cloud SDK.
 package export

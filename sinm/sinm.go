@@ -88,7 +88,8 @@ type PayloadInput struct {
 	Seasons      []export.SeasonRow
 	Cycles       []export.CycleRow
 	// CNPJEmpresaSensoriamento is the CNPJ of the company producing the
-	// data (configuration, not a talhão property); "" leaves it out.
+	// data (configuration, not a talhão property), with or without
+	// punctuation; "" leaves it out, an invalid CNPJ fails BuildPayload.
 	CNPJEmpresaSensoriamento string
 }
 
@@ -114,118 +115,179 @@ var (
 //   - interpretacoesManejo from Events, interpretacoesCoberturaSolo from the
 //     Seasons with a cover (dated CoverDate, else SowingDate),
 //     interpretacoesCultura from Cycles ("Cultivo de Nª safra");
-//   - CPF/CNPJ only when they are valid (CheckIdentifiers says which are not).
+//   - the talhão's CPF/CNPJ only when they are valid (CheckIdentifiers says
+//     which are not); cnpjEmpresaSensoriamento when configured.
 //
 // A collection without a code, a missing period or slope, no clear index,
-// an index or percentage outside its range, or a dated fact (observation,
-// event, cover reading, cycle start) outside the monitored period is an
-// error naming the talhão and the item; nothing is guessed, clamped or
-// silently dropped.
+// an index or percentage outside its range, a dated fact (observation,
+// event, cover reading, cycle start) outside the monitored period, or a
+// configured CNPJEmpresaSensoriamento that is not a valid CNPJ is an error
+// naming the talhão and the item; nothing is guessed, clamped or silently
+// dropped.
 func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	id := cmp.Or(in.Indicator.FieldID, in.Field.ID)
-	fail := func(err error) (Payload, error) {
+	p, err := build(id, in, codes)
+	if err != nil {
 		return Payload{}, fmt.Errorf("build payload of talhão %s: %w", id, err)
 	}
-	ind := in.Indicator
-	if ind.PeriodStart == nil || ind.PeriodEnd == nil {
-		return fail(ErrNoPeriod)
-	}
-	if *ind.PeriodEnd < *ind.PeriodStart {
-		return fail(fmt.Errorf("%w: period ends %s before it starts %s", ErrBadValue, ind.PeriodEnd, ind.PeriodStart))
-	}
-	p := Payload{
-		DataInicial: ind.PeriodStart.String(),
-		DataFinal:   ind.PeriodEnd.String(),
-	}
-	switch {
-	case ind.DeclividadeMedia != nil:
-		p.DeclividadeMedia = int(*ind.DeclividadeMedia)
-	case ind.SlopeMeanPct != nil && !math.IsNaN(*ind.SlopeMeanPct):
-		p.DeclividadeMedia = int(math.Round(*ind.SlopeMeanPct))
-	default:
-		return fail(ErrNoSlope)
-	}
-	if p.DeclividadeMedia < 0 || p.DeclividadeMedia > 100 {
-		return fail(fmt.Errorf("%w: declividadeMedia %d %% outside 0–100", ErrBadValue, p.DeclividadeMedia))
-	}
-	var err error
-	if p.CodigoSateliteDeclividadeMedia, err = codes.Code(DEMKey); err != nil {
-		return fail(fmt.Errorf("slope source: %w", err))
-	}
-	for _, f := range []struct {
-		name string
-		v    *int
-		dst  **int
-	}{{"plantioContorno", in.Field.PlantioContorno, &p.PlantioContorno}, {"terraceamento", in.Field.Terraceamento, &p.Terraceamento}} {
-		if f.v == nil {
-			continue
-		}
-		if *f.v != 0 && *f.v != 1 {
-			return fail(fmt.Errorf("%w: %s %d is not 0 or 1", ErrBadValue, f.name, *f.v))
-		}
-		v := *f.v
-		*f.dst = &v
-	}
+	return p, nil
+}
 
-	if p.Indices, err = buildIndices(id, in, codes); err != nil {
-		return fail(err)
+// build runs the steps of BuildPayload in the order of the payload's fields.
+func build(id string, in PayloadInput, codes SatelliteCodes) (Payload, error) {
+	per, err := periodOf(in.Indicator)
+	if err != nil {
+		return Payload{}, err
 	}
-	inPeriod := func(what string, day export.Date) error {
-		if day < *ind.PeriodStart || day > *ind.PeriodEnd {
-			return fmt.Errorf("%s %s: %w %s..%s", what, day, ErrOutsidePeriod, ind.PeriodStart, ind.PeriodEnd)
-		}
-		return nil
+	p := Payload{DataInicial: per.start.String(), DataFinal: per.end.String()}
+	if p.DeclividadeMedia, p.CodigoSateliteDeclividadeMedia, err = slopeOf(in.Indicator, codes); err != nil {
+		return Payload{}, err
+	}
+	if p.PlantioContorno, p.Terraceamento, err = declaredFlags(in.Field); err != nil {
+		return Payload{}, err
+	}
+	if p.Indices, err = buildIndices(id, in, codes); err != nil {
+		return Payload{}, err
 	}
 	for _, x := range p.Indices {
 		day, _ := export.ParseDate(x.Data)
-		if err := inPeriod("observation", day); err != nil {
-			return fail(err)
+		if err := per.check("observation", day); err != nil {
+			return Payload{}, err
 		}
 	}
+	if p.InterpretacoesManejo, err = manejos(id, in.Events, per); err != nil {
+		return Payload{}, err
+	}
+	if p.InterpretacoesCoberturaSolo, err = coberturas(id, in.Seasons, per); err != nil {
+		return Payload{}, err
+	}
+	if p.InterpretacoesCultura, err = culturas(id, in.Cycles, per); err != nil {
+		return Payload{}, err
+	}
+	p.CPFProdutor, _ = NormalizeCPF(in.Field.CPFProdutor)
+	p.CNPJPropriedade, _ = NormalizeCNPJ(in.Field.CNPJPropriedade)
+	if p.CNPJEmpresaSensoriamento, err = operatorCNPJ(in.CNPJEmpresaSensoriamento); err != nil {
+		return Payload{}, err
+	}
+	return p, nil
+}
 
-	p.InterpretacoesManejo = []Manejo{}
-	events := export.Sorted(in.Events)
-	for _, e := range events {
+// period is the monitored period, first and last day included.
+type period struct{ start, end export.Date }
+
+// periodOf reads the monitored period of an indicators row.
+func periodOf(ind export.IndicatorRow) (period, error) {
+	if ind.PeriodStart == nil || ind.PeriodEnd == nil {
+		return period{}, ErrNoPeriod
+	}
+	if *ind.PeriodEnd < *ind.PeriodStart {
+		return period{}, fmt.Errorf("%w: period ends %s before it starts %s", ErrBadValue, ind.PeriodEnd, ind.PeriodStart)
+	}
+	return period{*ind.PeriodStart, *ind.PeriodEnd}, nil
+}
+
+// check fails with ErrOutsidePeriod when day, the date of what, is outside
+// the period.
+func (per period) check(what string, day export.Date) error {
+	if day < per.start || day > per.end {
+		return fmt.Errorf("%s %s: %w %s..%s", what, day, ErrOutsidePeriod, per.start, per.end)
+	}
+	return nil
+}
+
+// slopeOf returns declividadeMedia (the integer mean slope, 0–100 %) and the
+// satellite code of its source, the DEM.
+func slopeOf(ind export.IndicatorRow, codes SatelliteCodes) (int, string, error) {
+	var pct int
+	switch {
+	case ind.DeclividadeMedia != nil:
+		pct = int(*ind.DeclividadeMedia)
+	case ind.SlopeMeanPct != nil && !math.IsNaN(*ind.SlopeMeanPct):
+		pct = int(math.Round(*ind.SlopeMeanPct))
+	default:
+		return 0, "", ErrNoSlope
+	}
+	if pct < 0 || pct > 100 {
+		return 0, "", fmt.Errorf("%w: declividadeMedia %d %% outside 0–100", ErrBadValue, pct)
+	}
+	code, err := codes.Code(DEMKey)
+	if err != nil {
+		return 0, "", fmt.Errorf("slope source: %w", err)
+	}
+	return pct, code, nil
+}
+
+// declaredFlags passes the talhão's declared plantioContorno and
+// terraceamento through, each nil when not declared and 0 or 1 otherwise.
+func declaredFlags(f grid.Field) (contorno, terraco *int, err error) {
+	for _, x := range []struct {
+		name string
+		v    *int
+		dst  **int
+	}{{"plantioContorno", f.PlantioContorno, &contorno}, {"terraceamento", f.Terraceamento, &terraco}} {
+		if x.v == nil {
+			continue
+		}
+		if *x.v != 0 && *x.v != 1 {
+			return nil, nil, fmt.Errorf("%w: %s %d is not 0 or 1", ErrBadValue, x.name, *x.v)
+		}
+		*x.dst = new(*x.v)
+	}
+	return contorno, terraco, nil
+}
+
+// manejos turns the soil-revolving events of talhão id into
+// interpretacoesManejo, by date.
+func manejos(id string, events []export.EventRow, per period) ([]Manejo, error) {
+	out := []Manejo{}
+	for _, e := range export.Sorted(events) {
 		if e.FieldID != id {
 			continue
 		}
-		if err := inPeriod("event", e.Date); err != nil {
-			return fail(err)
+		if err := per.check("event", e.Date); err != nil {
+			return nil, err
 		}
 		m := Manejo{Data: e.Date.String(), Operacao: OperacaoRevolvimento}
 		if e.Operation != nil {
 			op := strings.ToUpper(*e.Operation)
 			if !slices.Contains(TiposOperacao, op) {
-				return fail(fmt.Errorf("event %s: %w: operation %q not one of %s", e.Date, ErrBadValue, *e.Operation, strings.Join(TiposOperacao, ", ")))
+				return nil, fmt.Errorf("event %s: %w: operation %q not one of %s", e.Date, ErrBadValue, *e.Operation, strings.Join(TiposOperacao, ", "))
 			}
 			m.TipoOperacao = op
 		}
-		p.InterpretacoesManejo = append(p.InterpretacoesManejo, m)
+		out = append(out, m)
 	}
+	return out, nil
+}
 
-	p.InterpretacoesCoberturaSolo = []CoberturaSolo{}
-	seasons := export.Sorted(in.Seasons)
-	for _, s := range seasons {
+// coberturas turns the seasons of talhão id with a straw cover into
+// interpretacoesCoberturaSolo, dated by the cover reading, else the sowing.
+func coberturas(id string, seasons []export.SeasonRow, per period) ([]CoberturaSolo, error) {
+	out := []CoberturaSolo{}
+	for _, s := range export.Sorted(seasons) {
 		if s.FieldID != id || s.CoverPct == nil {
 			continue
 		}
 		date := cmp.Or(s.CoverDate, s.SowingDate)
 		if date == nil {
-			return fail(fmt.Errorf("season %s: cover %.1f %% has neither cover_date nor sowing_date", s.Season, *s.CoverPct))
+			return nil, fmt.Errorf("season %s: cover %.1f %% has neither cover_date nor sowing_date", s.Season, *s.CoverPct)
 		}
-		if err := inPeriod("season "+s.Season+" cover", *date); err != nil {
-			return fail(err)
+		if err := per.check("season "+s.Season+" cover", *date); err != nil {
+			return nil, err
 		}
 		pct := math.Round(*s.CoverPct)
 		if math.IsNaN(pct) || pct < 0 || pct > 100 {
-			return fail(fmt.Errorf("season %s: %w: cover %v %% outside 0–100", s.Season, ErrBadValue, *s.CoverPct))
+			return nil, fmt.Errorf("season %s: %w: cover %v %% outside 0–100", s.Season, ErrBadValue, *s.CoverPct)
 		}
-		p.InterpretacoesCoberturaSolo = append(p.InterpretacoesCoberturaSolo, CoberturaSolo{DataAvaliacao: date.String(), PorcentualPalhada: int(pct)})
+		out = append(out, CoberturaSolo{DataAvaliacao: date.String(), PorcentualPalhada: int(pct)})
 	}
+	return out, nil
+}
 
-	p.InterpretacoesCultura = []Cultura{}
-	cycles := export.Sorted(in.Cycles)
-	for _, c := range cycles {
+// culturas turns the crop cycles of talhão id into interpretacoesCultura.
+func culturas(id string, cycles []export.CycleRow, per period) ([]Cultura, error) {
+	out := []Cultura{}
+	for _, c := range export.Sorted(cycles) {
 		// Cycle 0 is a cycle SINM's vocabulary has no label for (a cover
 		// crop before the main crop, a year whose main crop was not found):
 		// it stays in cycles.parquet; sent, SINM would flag it as an
@@ -235,21 +297,31 @@ func BuildPayload(in PayloadInput, codes SatelliteCodes) (Payload, error) {
 		}
 		label, err := TipoCultivo(int(c.Cycle))
 		if err != nil {
-			return fail(fmt.Errorf("season %s: %w", c.Season, err))
+			return nil, fmt.Errorf("season %s: %w", c.Season, err)
 		}
-		if err := inPeriod(fmt.Sprintf("season %s cycle %d start", c.Season, c.Cycle), c.StartDate); err != nil {
-			return fail(err)
+		if err := per.check(fmt.Sprintf("season %s cycle %d start", c.Season, c.Cycle), c.StartDate); err != nil {
+			return nil, err
 		}
 		if c.EndDate < c.StartDate {
-			return fail(fmt.Errorf("season %s cycle %d: %w: ends %s before it starts %s", c.Season, c.Cycle, ErrBadValue, c.EndDate, c.StartDate))
+			return nil, fmt.Errorf("season %s cycle %d: %w: ends %s before it starts %s", c.Season, c.Cycle, ErrBadValue, c.EndDate, c.StartDate)
 		}
-		p.InterpretacoesCultura = append(p.InterpretacoesCultura, Cultura{TipoCultivo: label, DataInicio: c.StartDate.String(), DataFim: c.EndDate.String()})
+		out = append(out, Cultura{TipoCultivo: label, DataInicio: c.StartDate.String(), DataFim: c.EndDate.String()})
 	}
+	return out, nil
+}
 
-	p.CPFProdutor, _ = NormalizeCPF(in.Field.CPFProdutor)
-	p.CNPJPropriedade, _ = NormalizeCNPJ(in.Field.CNPJPropriedade)
-	p.CNPJEmpresaSensoriamento, _ = NormalizeCNPJ(in.CNPJEmpresaSensoriamento)
-	return p, nil
+// operatorCNPJ normalises the configured CNPJ of the remote-sensing company:
+// "" leaves it out; anything else must be a valid CNPJ (the error does not
+// repeat the value).
+func operatorCNPJ(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", nil
+	}
+	d, ok := NormalizeCNPJ(s)
+	if !ok {
+		return "", fmt.Errorf("%w: cnpjEmpresaSensoriamento is not a valid CNPJ (14 digits, check digits)", ErrBadValue)
+	}
+	return d, nil
 }
 
 // buildIndices turns the clear observations of talhão id into indices.

@@ -229,6 +229,7 @@ func TestBuildPayloadErrors(t *testing.T) {
 		{"index after the period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = exporttest.DayPtr("2025-09-21") }, ErrOutsidePeriod, "2025-09-22"},
 		{"no clear observation", func(in *PayloadInput, c SatelliteCodes) { in.Observations = nil }, ErrNoIndices, "MT-SIN-002"},
 		{"declared flag 2", func(in *PayloadInput, c SatelliteCodes) { in.Field.Terraceamento = new(2) }, ErrBadValue, "terraceamento"},
+		{"operator CNPJ invalid", func(in *PayloadInput, c SatelliteCodes) { in.CNPJEmpresaSensoriamento = "11.444.777/0001-62" }, ErrBadValue, "cnpjEmpresaSensoriamento is not a valid CNPJ"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,7 +17,8 @@ import (
 )
 
 // PayloadSchema is a copy of shared/sinm/monitoramento-satelite.schema.json
-// (JSON Schema 2020-12). A test checks that the copy matches the shared file.
+// (JSON Schema 2020-12). A test pins its sha256: the copy stays that file,
+// byte for byte.
 //
 //go:embed monitoramento-satelite.schema.json
 var PayloadSchema []byte
@@ -27,15 +28,15 @@ const payloadSchemaURL = "https://manejo.invalid/sinm/monitoramento-satelite.sch
 var compiled = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(PayloadSchema))
 	if err != nil {
-		return nil, fmt.Errorf("decode embedded schema: %w", err)
+		return nil, fmt.Errorf("sinm: decode embedded schema: %w", err)
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(payloadSchemaURL, doc); err != nil {
-		return nil, fmt.Errorf("add embedded schema: %w", err)
+		return nil, fmt.Errorf("sinm: add embedded schema: %w", err)
 	}
 	s, err := c.Compile(payloadSchemaURL)
 	if err != nil {
-		return nil, fmt.Errorf("compile embedded schema: %w", err)
+		return nil, fmt.Errorf("sinm: compile embedded schema: %w", err)
 	}
 	return s, nil
 })
