@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/storage"
@@ -54,8 +53,6 @@ func (e *FieldError) Error() string {
 }
 
 func (e *FieldError) Unwrap() error { return e.Err }
-
-var registerOnce sync.Once
 
 // Read reads the talhões of src: a GeoJSON file (.geojson, .json; RFC 7946
 // lon/lat, parsed with orb) or any vector format GDAL's OGR opens
@@ -117,7 +114,7 @@ func readAll(path string, remote bool) ([]byte, error) {
 	if !remote && !strings.HasPrefix(path, "/vsi") {
 		return os.ReadFile(path)
 	}
-	registerOnce.Do(godal.RegisterAll)
+	storage.InitGDAL()
 	f, err := godal.VSIOpen(path)
 	if err != nil {
 		return nil, err
@@ -197,7 +194,7 @@ func parseGeoJSON(data []byte) ([]record, error) {
 // readOGR reads every layer of a vector dataset through OGR, reprojecting
 // to WGS84 lon/lat.
 func readOGR(ctx context.Context, path string) ([]record, error) {
-	registerOnce.Do(godal.RegisterAll)
+	storage.InitGDAL()
 	ds, err := godal.Open(path, godal.VectorOnly())
 	if err != nil {
 		return nil, err

@@ -294,7 +294,7 @@ func TestFlakyS3(t *testing.T) {
 		t.Fatalf("faults injected: %d × 503, %d dropped; want both", fl.Failed503(), fl.Dropped())
 	}
 	fl.Off.Store(true)
-	local, err := storage.Download(ctx, "s3://flaky/out", t.TempDir())
+	local, err := s3test.Download(ctx, "s3://flaky/out", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -297,7 +297,7 @@ func TestRunEndToEnd(t *testing.T) {
 				t.Fatalf("shard %d/2: %v", i, err)
 			}
 		}
-		local, err := storage.Download(ctx, "s3://bucket/out", t.TempDir())
+		local, err := s3test.Download(ctx, "s3://bucket/out", t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/storage"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -109,9 +110,7 @@ func (s *Stats) skip(reason SkipReason, n int) {
 	s.Skipped[reason] += n
 }
 
-var gdalOnce sync.Once
-
-func registerGDAL() { gdalOnce.Do(godal.RegisterAll) }
+func registerGDAL() { storage.InitGDAL() }
 
 type cellRef struct{ g, c int }
 

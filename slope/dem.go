@@ -21,9 +21,7 @@ import (
 	"github.com/manejo/manejo/storage"
 )
 
-var registerOnce sync.Once
-
-func register() { registerOnce.Do(godal.RegisterAll) }
+func register() { storage.InitGDAL() }
 
 // DEM is an open elevation raster (band 1, elevations in metres) ready to
 // give the slope of talhões. Field is safe for concurrent use: reads are

@@ -1,7 +1,10 @@
-// Package storage reads and writes the objects manejo handles itself —
-// talhões, catalogs, Parquet datasets, SINM payloads, manifests — on local
-// disk, S3 (s3://bucket/key) or HTTP(S), and maps the same URLs to GDAL
-// virtual file systems (/vsis3/, /vsicurl/) for rasters.
+// Package storage is manejo's platform: it reads and writes the objects
+// manejo handles itself — talhões, catalogs, Parquet datasets, SINM
+// payloads, manifests — at a location on local disk, S3 (s3://bucket/key) or
+// HTTP(S) (location.go), serves a folder or S3 prefix as an fs.FS read by
+// range (FS), maps the same locations to GDAL virtual file systems (/vsis3/,
+// /vsicurl/) for rasters, initialises GDAL once for the process (InitGDAL),
+// and owns the retry policy of every request (retry.go).
 //
 // S3 is configured from the standard AWS settings, the same for the SDK and
 // for GDAL: AWS_REGION / AWS_DEFAULT_REGION, AWS_PROFILE, the credential
@@ -10,8 +13,8 @@
 // AWS_S3_USE_PATH_STYLE=true (GDAL's AWS_VIRTUAL_HOSTING=FALSE is honoured
 // too; a custom endpoint implies path style unless told otherwise).
 //
-// The AWS SDK stays in this package; everything else reaches storage through
-// io interfaces.
+// The AWS SDK and godal.RegisterAll stay in this package; everything else
+// reaches storage through locations, io and io/fs interfaces.
 package storage
 
 import (
@@ -22,12 +25,10 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -41,35 +42,6 @@ import (
 
 // ErrNotExist is returned (wrapped) when an object or file does not exist.
 var ErrNotExist = errors.New("storage: object does not exist")
-
-// Kind tells where a location lives.
-type Kind int
-
-// Location kinds.
-const (
-	Local Kind = iota
-	S3
-	HTTP
-)
-
-// KindOf classifies a location: s3://, http(s)://, or a local path.
-func KindOf(loc string) Kind {
-	switch {
-	case strings.HasPrefix(loc, "s3://"):
-		return S3
-	case strings.HasPrefix(loc, "https://"), strings.HasPrefix(loc, "http://"):
-		return HTTP
-	}
-	return Local
-}
-
-// Join joins path elements onto a base location of any kind.
-func Join(base string, elem ...string) string {
-	if KindOf(base) == Local {
-		return filepath.Join(append([]string{base}, elem...)...)
-	}
-	return strings.TrimRight(base, "/") + "/" + path.Join(elem...)
-}
 
 // s3Target returns the client, bucket and key of an s3:// location.
 func s3Target(ctx context.Context, loc string) (c *s3.Client, bucket, key string, err error) {
@@ -169,36 +141,6 @@ func Client(ctx context.Context) (*s3.Client, error) {
 func ResetClient() {
 	clientOnce = sync.Once{}
 	client, clientErr = nil, nil
-}
-
-// GDALConfig returns the GDAL configuration options that make /vsis3/ use the
-// same settings as the SDK: endpoint, path style, https, unsigned requests,
-// and retries (GDAL_HTTP_MAX_RETRY = MaxAttempts-1 retries after the first
-// attempt, starting GDALRetryDelay seconds apart and doubling). GDAL 3.6
-// retries HTTP 429, 500 and 502–504 answers and connection time-outs.
-func GDALConfig() map[string]string {
-	opts := map[string]string{
-		"GDAL_HTTP_MAX_RETRY":   strconv.Itoa(MaxAttempts - 1),
-		"GDAL_HTTP_RETRY_DELAY": GDALRetryDelay,
-	}
-	if e := endpoint(); e != "" {
-		if u, err := url.Parse(e); err == nil && u.Host != "" {
-			opts["AWS_S3_ENDPOINT"] = u.Host
-			if u.Scheme == "http" {
-				opts["AWS_HTTPS"] = "NO"
-			}
-		}
-	}
-	if pathStyle() {
-		opts["AWS_VIRTUAL_HOSTING"] = "FALSE"
-	}
-	if envTrue("AWS_NO_SIGN_REQUEST") {
-		opts["AWS_NO_SIGN_REQUEST"] = "YES"
-	}
-	if r := os.Getenv("AWS_REGION"); r != "" {
-		opts["AWS_REGION"] = r
-	}
-	return opts
 }
 
 // Open opens a location for reading. HTTP GETs are retried on 429/5xx
@@ -355,27 +297,19 @@ func WriteFile(ctx context.Context, loc string, data []byte) error {
 	case HTTP:
 		return fmt.Errorf("write %s: HTTP locations are read-only", loc)
 	}
-	if err := os.MkdirAll(filepath.Dir(loc), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", loc, err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(loc), "."+filepath.Base(loc)+".tmp-*")
+	f, err := CreateTemp(loc)
 	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
 		return fmt.Errorf("write %s: %w", loc, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", loc, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", loc, err)
-	}
-	if err := os.Rename(tmp.Name(), loc); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", loc, err)
-	}
-	return nil
+	return PutFile(ctx, loc, f.Name())
 }
 
 // List returns the locations under a prefix (a local directory, walked
@@ -445,43 +379,6 @@ func Remove(ctx context.Context, loc string) error {
 		return fmt.Errorf("remove %s: %w", loc, err)
 	}
 	return nil
-}
-
-// SetGDALEnv exports GDALConfig as environment variables, which GDAL reads as
-// configuration options, so that every /vsis3/ open in the process (OGR,
-// rasters) uses the same S3 settings as the SDK. Variables already set are
-// left alone: an operator's explicit GDAL setting wins.
-func SetGDALEnv() {
-	for k, v := range GDALConfig() {
-		if _, set := os.LookupEnv(k); !set {
-			os.Setenv(k, v)
-		}
-	}
-}
-
-// Download copies every object under prefix (an S3 prefix or a local
-// folder) into the local folder dir, keeping relative paths, and returns
-// dir. A local prefix is returned as is, without copying.
-func Download(ctx context.Context, prefix, dir string) (string, error) {
-	if KindOf(prefix) == Local {
-		return prefix, nil
-	}
-	files, err := List(ctx, prefix)
-	if err != nil {
-		return "", err
-	}
-	base := strings.TrimRight(prefix, "/") + "/"
-	for _, f := range files {
-		rel := strings.TrimPrefix(f, base)
-		b, err := ReadFile(ctx, f)
-		if err != nil {
-			return "", err
-		}
-		if err := WriteFile(ctx, filepath.Join(dir, filepath.FromSlash(rel)), b); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
 }
 
 // CreateTemp creates a temporary local file from which PutFile will publish

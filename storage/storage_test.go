@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -90,6 +91,17 @@ func TestRetries(t *testing.T) {
 	list, err := List(ctx, "s3://bucket/x")
 	if err != nil || len(list) != 20 {
 		t.Fatalf("List through faults = %d objects, %v; want 20", len(list), err)
+	}
+	fsys, err := FS(ctx, "s3://bucket/x")
+	if err != nil {
+		t.Fatalf("FS through faults: %v", err)
+	}
+	for i := 0; i < 20; i++ {
+		name := fmt.Sprintf("%02d.bin", i)
+		got, err := fs.ReadFile(fsys, name)
+		if err != nil || len(got) != 1000+i {
+			t.Fatalf("fs.ReadFile %s through faults = %d bytes, %v; want %d bytes", name, len(got), err, 1000+i)
+		}
 	}
 	if fl.Failed503() == 0 || fl.Dropped() == 0 {
 		t.Fatalf("faults injected: %d × 503, %d dropped; want both > 0", fl.Failed503(), fl.Dropped())

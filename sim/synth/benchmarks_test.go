@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/manejo/manejo/storage"
 )
 
 // BenchmarkAcquisition renders and writes one acquisition (4 bands + SCL as
@@ -18,7 +20,7 @@ func BenchmarkAcquisition(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			registerGDAL.Do(registerAll)
+			storage.InitGDAL()
 			sc, err := newScene(o)
 			if err != nil {
 				b.Fatal(err)

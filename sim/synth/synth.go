@@ -7,15 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"time"
 
-	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/storage"
 )
-
-var registerGDAL sync.Once
-
-func registerAll() { godal.RegisterAll() }
 
 // Defaults of Options (the zero value of each field means its default).
 const (
@@ -141,7 +136,7 @@ func Generate(ctx context.Context, o Options) (Truth, error) {
 	if err != nil {
 		return Truth{}, err
 	}
-	registerGDAL.Do(registerAll)
+	storage.InitGDAL()
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return Truth{}, fmt.Errorf("create %s: %w", o.Out, err)
 	}

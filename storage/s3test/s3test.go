@@ -3,9 +3,12 @@
 package s3test
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync/atomic"
 	"testing"
 
@@ -118,4 +121,18 @@ func StartFlakyS3(tb testing.TB, f Faults, buckets ...string) (*httptest.Server,
 	storage.ResetClient()
 	tb.Cleanup(storage.ResetClient)
 	return srv, fl
+}
+
+// Download copies every object under prefix (an s3:// prefix or a local
+// folder) into the local folder dir, keeping relative paths, and returns
+// dir: tests compare an output written to S3 with one written locally.
+func Download(ctx context.Context, prefix, dir string) (string, error) {
+	fsys, err := storage.FS(ctx, prefix)
+	if err != nil {
+		return "", err
+	}
+	if err := os.CopyFS(dir, fsys); err != nil {
+		return "", fmt.Errorf("download %s: %w", prefix, err)
+	}
+	return dir, nil
 }
