@@ -5,9 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"text/tabwriter"
 
@@ -57,11 +55,11 @@ func flagTakesValue(a string) bool {
 }
 
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("inspect", inspectUsage, stderr)
-	status := fs.String("status", "", "show only talhões with this status (ok, partial, failed)")
-	reasons := fs.Bool("reasons", true, "print the reasons of partial and failed talhões under the table")
+	flags := newFlagSet("inspect", inspectUsage, stderr)
+	status := flags.String("status", "", "show only talhões with this status (ok, partial, failed)")
+	reasons := flags.Bool("reasons", true, "print the reasons of partial and failed talhões under the table")
 	dir, rest := splitPositional(args)
-	if err := parseFlags(fs, rest); err != nil {
+	if err := parseFlags(flags, rest); err != nil {
 		return err
 	}
 	if dir == "" {
@@ -72,11 +70,15 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	default:
 		return usagef("--status %q: want ok, partial or failed", *status)
 	}
-	rows, err := readIndicatorsAt(ctx, dir)
+	fsys, err := openOutput(ctx, dir)
 	if err != nil {
 		return err
 	}
-	if m, ok := readManifestAt(ctx, dir); ok {
+	rows, err := readIndicators(fsys, dir)
+	if err != nil {
+		return err
+	}
+	if m, ok := readManifest(fsys); ok {
 		fmt.Fprintf(stdout, "manejo %s run, finished %s", m.Version, m.FinishedAt.Format("2006-01-02 15:04 MST"))
 		if m.Shard != nil {
 			fmt.Fprintf(stdout, ", shard %d of %d", m.Shard.Index, m.Shard.Count)
@@ -153,69 +155,38 @@ func optFloat(v *float64, prec int) string {
 	return fmt.Sprintf("%.*f", prec, *v)
 }
 
+// openOutput opens a 'manejo run' output folder, local or s3://, for
+// reading by range (nothing is downloaded whole).
+func openOutput(ctx context.Context, dir string) (fs.FS, error) {
+	fsys, err := storage.FS(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("open output folder %s: %w", dir, err)
+	}
+	return fsys, nil
+}
+
 // readIndicatorsAt reads indicators.parquet (or its parts) under dir, local
 // or remote. inspect and classify --rs share it.
 func readIndicatorsAt(ctx context.Context, dir string) ([]export.IndicatorRow, error) {
-	if storage.KindOf(dir) == storage.Local {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
-		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("read indicators of %s: not a directory (give the output folder)", dir)
-		}
-		rows, err := export.ReadDataset[export.IndicatorRow](os.DirFS(dir))
-		if err != nil {
-			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
-		}
-		return rows, nil
+	fsys, err := openOutput(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
-	single := storage.Join(dir, export.Indicators.File())
-	locs := []string{single}
-	ok, err := storage.Exists(ctx, single)
+	return readIndicators(fsys, dir)
+}
+
+func readIndicators(fsys fs.FS, dir string) ([]export.IndicatorRow, error) {
+	rows, err := export.ReadDataset[export.IndicatorRow](fsys)
 	if err != nil {
 		return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
-	}
-	if !ok {
-		all, err := storage.List(ctx, single+"/")
-		if err != nil {
-			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
-		}
-		locs = locs[:0]
-		for _, l := range all {
-			if strings.HasPrefix(path.Base(l), "part-") && strings.HasSuffix(l, ".parquet") {
-				locs = append(locs, l)
-			}
-		}
-		if len(locs) == 0 {
-			return nil, fmt.Errorf("read indicators of %s: no %s", dir, export.Indicators.File())
-		}
-	}
-	var rows []export.IndicatorRow
-	for _, l := range locs {
-		b, err := storage.ReadFile(ctx, l)
-		if err != nil {
-			return nil, fmt.Errorf("read indicators of %s: %w", dir, err)
-		}
-		part, err := export.ReadIndicators(bytes.NewReader(b), int64(len(b)))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", l, err)
-		}
-		rows = append(rows, part...)
 	}
 	return rows, nil
 }
 
-// readManifestAt reads run.json under dir; ok is false when it is absent or
-// unreadable (inspect works without it).
-func readManifestAt(ctx context.Context, dir string) (export.Manifest, bool) {
-	var b []byte
-	var err error
-	if storage.KindOf(dir) == storage.Local {
-		b, err = os.ReadFile(filepath.Join(dir, "run.json"))
-	} else {
-		b, err = storage.ReadFile(ctx, storage.Join(dir, "run.json"))
-	}
+// readManifest reads run.json of an output folder; ok is false when it is
+// absent or unreadable (inspect works without it).
+func readManifest(fsys fs.FS) (export.Manifest, bool) {
+	b, err := fs.ReadFile(fsys, "run.json")
 	if err != nil {
 		return export.Manifest{}, false
 	}

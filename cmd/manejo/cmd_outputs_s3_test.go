@@ -13,8 +13,9 @@ import (
 	"github.com/manejo/manejo/storage/s3test"
 )
 
-// TestInspectAndValidateS3 runs inspect and sinm validate on an output
-// folder in S3 (gofakes3): indicators split in parts, payloads under sinm/.
+// TestInspectAndValidateS3 runs inspect, sinm validate and report on an
+// output folder in S3 (gofakes3): indicators split in parts, payloads under
+// sinm/; the report is written back to S3.
 func TestInspectAndValidateS3(t *testing.T) {
 	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
 	if err != nil {
@@ -58,5 +59,12 @@ func TestInspectAndValidateS3(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("validate output lacks %q:\n%s", want, out.String())
 		}
+	}
+	out.Reset()
+	if code := runMain(ctx, []string{"report", "--in", base, "--out", base + "/report.html"}, &out, &errb); code != exitOK {
+		t.Fatalf("report s3: exit %d: %s", code, errb.String())
+	}
+	if b, err := storage.ReadFile(ctx, base+"/report.html"); err != nil || !strings.Contains(string(b), "<html") || !strings.Contains(string(b), "milho") {
+		t.Errorf("report.html in S3: %d bytes, %v", len(b), err)
 	}
 }

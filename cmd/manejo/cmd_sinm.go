@@ -3,12 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/manejo/manejo/sinm"
@@ -46,18 +45,18 @@ func runSINM(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func runSINMValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sinm validate", sinmUsage, stderr)
-	quiet := fs.Bool("quiet", false, "print only invalid payloads and the summary")
+	flags := newFlagSet("sinm validate", sinmUsage, stderr)
+	quiet := flags.Bool("quiet", false, "print only invalid payloads and the summary")
 	// Flags may come before or after the paths (all of its flags are booleans).
-	var flags, locs []string
+	var opts, locs []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
-			flags = append(flags, a)
+			opts = append(opts, a)
 		} else {
 			locs = append(locs, a)
 		}
 	}
-	if err := parseFlags(fs, flags); err != nil {
+	if err := parseFlags(flags, opts); err != nil {
 		return err
 	}
 	if len(locs) == 0 {
@@ -76,7 +75,7 @@ func runSINMValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	invalid := 0
 	for _, f := range files {
-		b, err := readLoc(ctx, f)
+		b, err := storage.ReadFile(ctx, f)
 		if err != nil {
 			return err
 		}
@@ -99,62 +98,30 @@ func runSINMValidate(ctx context.Context, args []string, stdout, stderr io.Write
 	return nil
 }
 
-// payloadFiles expands one argument into payload files: a file as is, a
-// directory into its *.json files (or those of its sinm/ subfolder).
+// payloadFiles expands one argument, local or s3://, into payload files: a
+// file as is, a folder into its *.json files (or those of its sinm/
+// subfolder: a 'manejo run' output, whose run.json is not a payload).
 func payloadFiles(ctx context.Context, loc string) ([]string, error) {
-	if storage.KindOf(loc) != storage.Local {
-		if strings.HasSuffix(loc, ".json") {
+	fsys, err := storage.FS(ctx, loc)
+	if errors.Is(err, fs.ErrNotExist) {
+		if ok, _ := storage.Exists(ctx, loc); ok {
 			return []string{loc}, nil
 		}
-		all, err := storage.List(ctx, strings.TrimSuffix(loc, "/")+"/")
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", loc, err)
-		}
-		var direct, sub []string
-		base := strings.TrimSuffix(loc, "/") + "/"
-		for _, l := range all {
-			if !strings.HasSuffix(l, ".json") {
-				continue
-			}
-			rel := strings.TrimPrefix(l, base)
-			switch {
-			case !strings.Contains(rel, "/"):
-				direct = append(direct, l)
-			case path.Dir(rel) == "sinm":
-				sub = append(sub, l)
-			}
-		}
-		if len(sub) > 0 {
-			direct = sub // an output folder: its run.json is not a payload
-		}
-		sort.Strings(direct)
-		return direct, nil
 	}
-	st, err := os.Stat(loc)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", loc, err)
 	}
-	if !st.IsDir() {
-		return []string{loc}, nil
+	dir := "."
+	if st, err := fs.Stat(fsys, "sinm"); err == nil && st.IsDir() {
+		dir = "sinm"
 	}
-	if st, err := os.Stat(filepath.Join(loc, "sinm")); err == nil && st.IsDir() {
-		loc = filepath.Join(loc, "sinm")
-	}
-	files, err := filepath.Glob(filepath.Join(loc, "*.json"))
+	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", loc, err)
 	}
-	sort.Strings(files)
-	return files, nil
-}
-
-func readLoc(ctx context.Context, loc string) ([]byte, error) {
-	if storage.KindOf(loc) == storage.Local {
-		b, err := os.ReadFile(loc)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", loc, err)
-		}
-		return b, nil
+	files := make([]string, len(names))
+	for i, n := range names {
+		files[i] = storage.Join(loc, n)
 	}
-	return storage.ReadFile(ctx, loc)
+	return files, nil
 }
