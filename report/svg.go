@@ -10,7 +10,7 @@ import (
 
 	"github.com/paulmach/orb"
 
-	"github.com/manejo/manejo/internal/stat"
+	"github.com/manejo/manejo/internal/num"
 )
 
 // Plot geometry, in SVG user units (pixels at 100 %).
@@ -62,7 +62,7 @@ func quantiles(byDate map[time.Time][]float64) []dayStats {
 		if len(v) == 0 {
 			continue
 		}
-		out = append(out, dayStats{date: d, q1: stat.Quantile(v, 0.25), med: stat.Quantile(v, 0.5), q3: stat.Quantile(v, 0.75), n: len(v)})
+		out = append(out, dayStats{date: d, q1: num.Quantile(v, 0.25), med: num.Quantile(v, 0.5), q3: num.Quantile(v, 0.75), n: len(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].date.Before(out[j].date) })
 	return out

@@ -12,6 +12,7 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/num"
 )
 
 // Payload is the SINM remote-sensing document of one talhão
@@ -349,7 +350,7 @@ func buildIndices(id string, in PayloadInput, codes SatelliteCodes) ([]Indice, e
 		if err != nil {
 			return nil, fmt.Errorf("observation %s: %w", o.ItemID, err)
 		}
-		ndvi, ndti := Round(float64(*o.NDVI), 4), Round(float64(*o.NDTI), 4)
+		ndvi, ndti := num.Round(float64(*o.NDVI), 4), num.Round(float64(*o.NDTI), 4)
 		for _, v := range []struct {
 			name string
 			v    float64
@@ -358,7 +359,7 @@ func buildIndices(id string, in PayloadInput, codes SatelliteCodes) ([]Indice, e
 				return nil, fmt.Errorf("observation %s cell %s %s: %w: %s %v outside [-1, 1]", o.ItemID, o.CellID, o.Date, ErrBadValue, v.name, v.v)
 			}
 		}
-		lon, lat := Round(c[0], 6), Round(c[1], 6)
+		lon, lat := num.Round(c[0], 6), num.Round(c[1], 6)
 		if !(lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90) {
 			return nil, fmt.Errorf("cell %s: %w: centre (%v, %v) is not lon/lat", o.CellID, ErrBadValue, c[0], c[1])
 		}
@@ -368,16 +369,6 @@ func buildIndices(id string, in PayloadInput, codes SatelliteCodes) ([]Indice, e
 		return nil, ErrNoIndices
 	}
 	return out, nil
-}
-
-// Round rounds v to n decimals, half away from zero; -0 becomes 0.
-func Round(v float64, n int) float64 {
-	p := math.Pow10(n)
-	r := math.Round(v*p) / p
-	if r == 0 {
-		return 0
-	}
-	return r
 }
 
 // TipoCultivo returns the SINM crop-cycle label of cycle n (1 → "Cultivo de

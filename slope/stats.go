@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/manejo/manejo/internal/stat"
+	"github.com/manejo/manejo/internal/num"
 )
 
 // ContourThresholdPct is the mean slope, in percent, from which contour
@@ -59,8 +59,8 @@ func Summarize(slopePct []float32, mask []bool) (Stats, error) {
 		sum += v
 	}
 	st.MeanPct = sum / float64(len(vals))
-	st.MedianPct = stat.Quantile(vals, 0.5)
-	st.P90Pct = stat.Quantile(vals, 0.9)
+	st.MedianPct = num.Quantile(vals, 0.5)
+	st.P90Pct = num.Quantile(vals, 0.9)
 	return st, nil
 }
 

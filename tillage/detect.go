@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/manejo/manejo/internal/stat"
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/spectral"
 )
 
@@ -406,7 +406,7 @@ func median(v []float64) float64 {
 		}
 		return (v[n/2-1] + v[n/2]) / 2
 	}
-	hi := stat.Select(v, n/2)
+	hi := num.Select(v, n/2)
 	if n%2 == 1 {
 		return hi
 	}

@@ -1,4 +1,4 @@
-package stat
+package num
 
 import (
 	"math"
@@ -61,5 +61,24 @@ func TestQuantileMatchesSort(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestRound(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		n    int
+		want float64
+	}{
+		{0.21336, 4, 0.2134}, {-0.00004, 4, 0}, {76.5, 0, 77}, {-76.5, 0, -77}, {2.5, 0, 3},
+		{-55.6170000001, 6, -55.617}, {1.005, 2, 1}, {0.125, 2, 0.13}, {-0.04, 1, 0},
+	} {
+		got := Round(tc.v, tc.n)
+		if got != tc.want || math.Signbit(got) != math.Signbit(tc.want) {
+			t.Errorf("Round(%v, %d) = %v, want %v", tc.v, tc.n, got, tc.want)
+		}
+	}
+	if !math.IsNaN(Round(math.NaN(), 2)) || !math.IsInf(Round(math.Inf(-1), 2), -1) {
+		t.Error("Round of NaN or Inf changed it")
 	}
 }

@@ -1,7 +1,9 @@
-// Package stat holds order statistics shared by the pure stages (slope
-// percentiles, tillage's robust σ, the report's quartiles): selection in
-// linear expected time instead of a full sort. Standard library only.
-package stat
+// Package num holds the small numeric helpers several packages share: order
+// statistics (slope percentiles, tillage's robust σ, the report's
+// quartiles), by selection in linear expected time instead of a full sort,
+// and the one decimal rounding rule of the outputs (Round). Standard
+// library only; no I/O.
+package num
 
 import (
 	"math"
@@ -68,4 +70,16 @@ func Select(s []float64, k int) float64 {
 	}
 	sort.Float64s(s[lo : hi+1])
 	return s[k]
+}
+
+// Round rounds v to n decimals, half away from zero (math.Round of v·10ⁿ),
+// and returns 0 rather than -0, so that a value printed after rounding never
+// reads "-0". NaN and ±Inf are returned unchanged.
+func Round(v float64, n int) float64 {
+	p := math.Pow10(n)
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0
+	}
+	return r
 }
