@@ -93,9 +93,9 @@ func isList(lt *format.LogicalType) bool {
 	return ok
 }
 
-// SchemaMarkdown renders one Markdown table per dataset (column, type,
+// schemaMarkdown renders one Markdown table per dataset (column, type,
 // unit, meaning), the schema section of docs/outputs.md.
-func SchemaMarkdown() string {
+func schemaMarkdown() string {
 	var b strings.Builder
 	for _, d := range Datasets {
 		fmt.Fprintf(&b, "### `%s` — %s\n\nSorted by %s.\n\n", d.File(), d.Title, "`"+strings.Join(d.SortedBy, "`, `")+"`")

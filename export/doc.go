@@ -6,7 +6,7 @@
 // EventRow, SeasonRow, CycleRow, IndicatorRow, …): their struct tags give the
 // Parquet column names and logical types (DATE, FLOAT, DOUBLE, INT32, UTF8,
 // LIST), and their `unit`/`doc` tags generate the schema tables of
-// docs/outputs.md (SchemaMarkdown). The stage packages are not imported: the
+// docs/outputs.md (a test keeps them equal). The stage packages are not imported: the
 // pipeline converts stage results into these rows.
 //
 // Files are zstd-compressed, sorted by field, cell and date, with row groups

@@ -1,4 +1,4 @@
-package export_test
+package export
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/manejo/manejo/export"
 )
 
 var update = flag.Bool("update", false, "rewrite the schema section of docs/outputs.md")
@@ -32,7 +30,7 @@ func TestDocsSchemaTables(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("%s: schema markers missing", path)
 	}
-	want := schemaBegin + "\n" + export.SchemaMarkdown()
+	want := schemaBegin + "\n" + schemaMarkdown()
 	if got := s[i:j]; got != want {
 		if *update {
 			if err := os.WriteFile(path, []byte(s[:i]+want+s[j:]), 0o644); err != nil {
@@ -45,7 +43,7 @@ func TestDocsSchemaTables(t *testing.T) {
 }
 
 func TestColumnsEveryFieldDocumented(t *testing.T) {
-	for _, d := range export.Datasets {
+	for _, d := range Datasets {
 		for _, c := range d.Columns() {
 			if c.Doc == "" {
 				t.Errorf("%s.%s: no doc tag", d.Name, c.Name)
@@ -60,20 +58,16 @@ func TestColumnsEveryFieldDocumented(t *testing.T) {
 }
 
 func TestManifestRoundTrip(t *testing.T) {
-	sha, n, err := export.Fingerprint(strings.NewReader("abc"))
-	if err != nil || n != 3 || sha != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
-		t.Fatalf("Fingerprint(abc) = %s, %d, %v", sha, n, err)
-	}
-	m := export.Manifest{Version: "v1", StartedAt: time.Date(2026, 11, 29, 15, 0, 0, 0, time.FixedZone("BRT", -3*3600)),
-		Shard:    &export.Shard{Index: 3, Count: 16},
-		Inputs:   []export.Input{{Role: "fields", Path: "talhoes.geojson", Bytes: n, SHA256: sha}},
+	m := Manifest{Version: "v1", StartedAt: time.Date(2026, 11, 29, 15, 0, 0, 0, time.FixedZone("BRT", -3*3600)),
+		Shard:    &Shard{Index: 3, Count: 16},
+		Inputs:   []Input{{Role: "fields", Path: "talhoes.geojson", Bytes: 3, SHA256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}},
 		Counts:   map[string]int64{"talhoes": 2, "cells": 74},
 		Skipped:  map[string]int64{"cloud cover > 80 %": 12},
-		Failures: []export.Failure{{FieldID: "MT-SIN-001", Stage: "slope", Status: export.StatusFailed, Reason: "DEM does not cover the talhão"}}}
+		Failures: []Failure{{FieldID: "MT-SIN-001", Stage: "slope", Status: StatusFailed, Reason: "DEM does not cover the talhão"}}}
 	m.Record("series", 1500*time.Millisecond)
 	m.Record("series", 500*time.Millisecond)
 	var b bytes.Buffer
-	if err := export.WriteManifest(&b, m); err != nil {
+	if err := WriteManifest(&b, m); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"started_at": "2026-11-29T18:00:00Z"`, `"series": {`, `"seconds": 2`, `"skipped_scenes": {`, `"outputs": []`, `"tool": "manejo"`} {
@@ -81,7 +75,7 @@ func TestManifestRoundTrip(t *testing.T) {
 			t.Errorf("run.json lacks %s:\n%s", want, b.String())
 		}
 	}
-	back, err := export.ReadManifest(&b)
+	back, err := ReadManifest(&b)
 	if err != nil || back.Shard.Count != 16 || back.Failures[0].FieldID != "MT-SIN-001" || back.Timings["series"].Seconds != 2 {
 		t.Errorf("ReadManifest = %+v, %v", back, err)
 	}

@@ -34,8 +34,8 @@ type geoCovering struct {
 	BBox map[string][]string `json:"bbox"`
 }
 
-// GeoParquetVersion is the GeoParquet specification version of cells.parquet.
-const GeoParquetVersion = "1.1.0"
+// geoParquetVersion is the GeoParquet specification version of cells.parquet.
+const geoParquetVersion = "1.1.0"
 
 // ErrBadGeometry reports a cell geometry that is not valid WKB.
 var ErrBadGeometry = errors.New("export: invalid WKB geometry")
@@ -110,7 +110,7 @@ func (g *geoCollector) metadata() (string, error) {
 	if g.any {
 		col.BBox = []float64{g.bound.Min[0], g.bound.Min[1], g.bound.Max[0], g.bound.Max[1]}
 	}
-	b, err := json.Marshal(geoMetadata{Version: GeoParquetVersion, PrimaryColumn: "geometry",
+	b, err := json.Marshal(geoMetadata{Version: geoParquetVersion, PrimaryColumn: "geometry",
 		Columns: map[string]geoColumn{"geometry": col}})
 	if err != nil {
 		return "", fmt.Errorf("encode geo metadata: %w", err)
@@ -151,8 +151,8 @@ func NewCellRow(c grid.Cell) (CellRow, error) {
 	}, nil
 }
 
-// CellRows converts the cells of grids to cells.parquet rows, in grid order.
-func CellRows(grids []grid.Grid) ([]CellRow, error) {
+// cellRows converts the cells of grids to cells.parquet rows, in grid order.
+func cellRows(grids []grid.Grid) ([]CellRow, error) {
 	n := 0
 	for _, g := range grids {
 		n += len(g.Cells)
@@ -177,7 +177,7 @@ func CellRows(grids []grid.Grid) ([]CellRow, error) {
 // (cells.parquet) to w, for `manejo grid --out cells.parquet`. The optional
 // Options (at most one is used) carry the manejo version.
 func WriteCellsParquet(w io.Writer, grids []grid.Grid, o ...Options) error {
-	rows, err := CellRows(grids)
+	rows, err := cellRows(grids)
 	if err != nil {
 		return fmt.Errorf("write cells: %w", err)
 	}

@@ -1,8 +1,6 @@
 package export
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,16 +59,6 @@ type Output struct {
 	Rows   int64  `json:"rows,omitempty"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"`
-}
-
-// Fingerprint reads r to the end and returns its SHA-256 (hex) and length.
-func Fingerprint(r io.Reader) (sha string, n int64, err error) {
-	h := sha256.New()
-	n, err = io.Copy(h, r)
-	if err != nil {
-		return "", n, fmt.Errorf("fingerprint: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
 // Record adds d to the timing of stage.

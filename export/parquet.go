@@ -234,11 +234,6 @@ func Read[T Row](r io.ReaderAt, size int64) ([]T, error) {
 	return rows, nil
 }
 
-// ReadIndicators reads one indicators.parquet file (or one part of it).
-func ReadIndicators(r io.ReaderAt, size int64) ([]IndicatorRow, error) {
-	return Read[IndicatorRow](r, size)
-}
-
 // ReadDataset reads the dataset of T from an output directory: either the
 // single file <name>.parquet or every part-*.parquet file under the folder
 // <name>.parquet/, concatenated in part order.

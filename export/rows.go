@@ -9,7 +9,7 @@ import (
 // The row types below are the single definition of every Parquet schema that
 // manejo writes. The `parquet` tag names the column and its encoding, `unit`
 // and `doc` feed the schema tables of docs/outputs.md (see Columns and
-// SchemaMarkdown): change a column here and regenerate the docs with
+// schemaMarkdown): change a column here and regenerate the docs with
 // `go test ./export -update`.
 //
 // Dates are Date values (days since 1970-01-01) stored with the Parquet DATE
