@@ -14,13 +14,10 @@ import (
 
 func TestInspect(t *testing.T) {
 	dir := t.TempDir()
-	f := func(v float64) *float64 { return &v }
-	i := func(v int32) *int32 { return &v }
-	yes := true
 	rows := []export.IndicatorRow{
 		{FieldID: "MT-SIN-002", Crop: "milho", AreaHa: 242.63, CellSizeHa: 5, NCells: 46, Sensors: []string{"landsat-c2-l2", "sentinel-2-l2a"},
-			TYears: f(0.77), TLevel: i(1), CPct: f(79.45), CLevel: i(3), SlopeMeanPct: f(3.64), ContourRequired: &yes, Status: export.StatusOK},
-		{FieldID: "MT-SIN-001", Crop: "soja", AreaHa: 31.2, CellSizeHa: 1, NCells: 28, TCensored: true, TYearsMin: f(2.9),
+			TYears: new(0.77), TLevel: new(int32(1)), CPct: new(79.45), CLevel: new(int32(3)), SlopeMeanPct: new(3.64), ContourRequired: new(true), Status: export.StatusOK},
+		{FieldID: "MT-SIN-001", Crop: "soja", AreaHa: 31.2, CellSizeHa: 1, NCells: 28, TCensored: true, TYearsMin: new(2.9),
 			Status: export.StatusFailed, Reasons: []string{"slope: DEM does not cover the talhão"}},
 	}
 	// Two parts, as a sharded run writes them.

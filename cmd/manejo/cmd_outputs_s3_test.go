@@ -24,9 +24,8 @@ func TestInspectAndValidateS3(t *testing.T) {
 	s3test.StartS3(t, "bucket")
 	ctx := context.Background()
 	base := "s3://bucket/runs/2026/out"
-	f := func(v float64) *float64 { return &v }
 	rows := []export.IndicatorRow{
-		{FieldID: "A", Crop: "soja", AreaHa: 12.5, NCells: 9, CPct: f(64), Status: export.StatusOK},
+		{FieldID: "A", Crop: "soja", AreaHa: 12.5, NCells: 9, CPct: new(64.0), Status: export.StatusOK},
 		{FieldID: "B", Crop: "milho", AreaHa: 150, NCells: 30, Status: export.StatusPartial, Reasons: []string{"C: no sowing detected"}},
 	}
 	for i, r := range rows {
