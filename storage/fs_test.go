@@ -60,9 +60,9 @@ func (l *rangeLog) requested(t *testing.T) (bytes int64, whole int) {
 func (l *rangeLog) reset() { l.mu.Lock(); l.gets = nil; l.mu.Unlock() }
 
 var tree = map[string]string{
-	"run.json":                                        `{"tool":"manejo"}`,
-	"sinm/A.json":                                     "{}",
-	"sinm/B.json":                                     "{ }",
+	"run.json":    `{"tool":"manejo"}`,
+	"sinm/A.json": "{}",
+	"sinm/B.json": "{ }",
 	"indicators.parquet/part-00000-of-00002.parquet": "p0",
 	"indicators.parquet/part-00001-of-00002.parquet": "p1",
 }
