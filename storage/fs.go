@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,9 +37,9 @@ const (
 // the FS implements fs.ReadDirFS (listing with "/" as delimiter) and
 // fs.StatFS, so fs.Glob, fs.WalkDir, export.DatasetFiles, export.ScanFS and
 // export.ReadDataset read Parquet footers and row groups by range. ctx bounds
-// every request made through the FS. A loc that is not a folder, or an S3
-// prefix holding no object, is an error wrapping fs.ErrNotExist; HTTP
-// locations cannot be listed.
+// every request made through the FS. A missing folder, or an S3 prefix
+// holding no object, is an error wrapping fs.ErrNotExist; a local file is
+// one wrapping syscall.ENOTDIR; HTTP locations cannot be listed.
 func FS(ctx context.Context, loc string) (fs.FS, error) {
 	switch KindOf(loc) {
 	case S3:
@@ -59,7 +60,7 @@ func FS(ctx context.Context, loc string) (fs.FS, error) {
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("open %s: %w (not a folder)", loc, fs.ErrNotExist)
+		return nil, &fs.PathError{Op: "open", Path: loc, Err: syscall.ENOTDIR}
 	}
 	return os.DirFS(loc), nil
 }

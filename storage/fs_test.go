@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -103,6 +104,11 @@ func TestFS(t *testing.T) {
 	}
 	if _, err := FS(ctx, "s3://bucket/no/such/prefix"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("FS(empty prefix) = %v, want fs.ErrNotExist", err)
+	}
+	file := filepath.Join(t.TempDir(), "run.json")
+	WriteFile(ctx, file, []byte("{}"))
+	if _, err := FS(ctx, file); !errors.Is(err, syscall.ENOTDIR) {
+		t.Errorf("FS(a file) = %v, want syscall.ENOTDIR", err)
 	}
 	if _, err := FS(ctx, filepath.Join(t.TempDir(), "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("FS(missing folder) = %v, want fs.ErrNotExist", err)

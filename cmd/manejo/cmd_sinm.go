@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -102,13 +101,14 @@ func runSINMValidate(ctx context.Context, args []string, stdout, stderr io.Write
 // file as is, a folder into its *.json files (or those of its sinm/
 // subfolder: a 'manejo run' output, whose run.json is not a payload).
 func payloadFiles(ctx context.Context, loc string) ([]string, error) {
-	fsys, err := storage.FS(ctx, loc)
-	if errors.Is(err, fs.ErrNotExist) {
-		if ok, _ := storage.Exists(ctx, loc); ok {
-			return []string{loc}, nil
-		}
+	if storage.KindOf(loc) == storage.HTTP {
+		return []string{loc}, nil // a URL names one file: it cannot be listed
 	}
+	fsys, err := storage.FS(ctx, loc)
 	if err != nil {
+		if ok, _ := storage.Exists(ctx, loc); ok {
+			return []string{loc}, nil // a file, not a folder
+		}
 		return nil, fmt.Errorf("validate %s: %w", loc, err)
 	}
 	dir := "."

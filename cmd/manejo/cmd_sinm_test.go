@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,6 +47,12 @@ func TestSINMValidate(t *testing.T) {
 	}
 	if code := runMain(context.Background(), []string{"sinm", "validate", filepath.Join(out, "missing.json")}, &stdout, &stderr); code != exitFatal {
 		t.Errorf("missing file: exit %d, want %d", code, exitFatal)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(sinm)))
+	defer srv.Close()
+	stdout.Reset()
+	if code := runMain(context.Background(), []string{"sinm", "validate", srv.URL + "/A.json"}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), srv.URL+"/A.json: ok") {
+		t.Errorf("payload over HTTP: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	if code := runMain(context.Background(), []string{"sinm", "check"}, &stdout, &stderr); code != exitUsage {
 		t.Errorf("unknown subcommand: exit %d, want %d", code, exitUsage)
