@@ -18,7 +18,7 @@ import (
 	"github.com/manejo/manejo/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files (testdata/, docs/outputs.md schema section)")
+var update = flag.Bool("update", false, "rewrite the golden payload (testdata/payload/expected.json)")
 
 // exampleJSON is a copy of the team library's sinm/example.json (provenance
 // in testdata/README.md).
@@ -95,7 +95,7 @@ func TestBuildPayloadGolden(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./export -update)", err)
+		t.Fatalf("%v (run go test ./sinm -update)", err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("payload differs from %s:\n got %s\nwant %s", golden, buf.String(), want)
