@@ -11,7 +11,7 @@
 // ValidatePayload), and the mapping from collections to SINM satellite codes
 // (SatelliteCodes), which is configured, never guessed.
 //
-// Errors are prefixed "sinm:". sinm imports export (rows) and grid (the
-// talhão's declared properties); it does no I/O beyond the io.Reader and
-// io.Writer it is given.
+// Errors are prefixed "sinm:". sinm imports export (rows), grid (the
+// talhão's declared properties) and internal/num (rounding); it does no I/O
+// beyond the io.Reader and io.Writer it is given.
 package sinm
