@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/sim/pheno"
 	"github.com/paulmach/orb"
 )
@@ -165,7 +166,7 @@ func newScene(o Options) (*scene, error) {
 			if err != nil {
 				return nil, err
 			}
-			ll[i] = orb.Point{round7(lon), round7(lat)}
+			ll[i] = orb.Point{num.Round(lon, 7), num.Round(lat, 7)}
 		}
 		if signedArea(ll) < 0 { // RFC 7946: exterior rings counterclockwise
 			for i, j := 0, len(ll)-1; i < j; i, j = i+1, j-1 {
@@ -177,8 +178,6 @@ func newScene(o Options) (*scene, error) {
 	sc.rasterize()
 	return sc, nil
 }
-
-func round7(v float64) float64 { return math.Round(v*1e7) / 1e7 }
 
 func signedArea(r orb.Ring) float64 {
 	var a float64

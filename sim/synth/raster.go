@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/sim/pheno"
 	"golang.org/x/sync/errgroup"
 )
@@ -322,9 +323,9 @@ func (it *item) setClassCover(cnt [11]int, pixels int) {
 		if valid == 0 {
 			return 0
 		}
-		return round3(100 * float64(c) / valid)
+		return num.Round(100*float64(c)/valid, 3)
 	}
-	it.Nodata = round3(100 * float64(cnt[0]) / all)
+	it.Nodata = num.Round(100*float64(cnt[0])/all, 3)
 	it.High, it.Medium, it.Cirrus, it.Shadow = pct(cnt[SCLCloudHigh]), pct(cnt[SCLCloudMedium]), pct(cnt[SCLCirrus]), pct(cnt[SCLShadow])
 	it.Veg, it.NotVeg, it.Water = pct(cnt[SCLVegetation]), pct(cnt[SCLNotVeg]), pct(cnt[SCLWater])
 }
@@ -356,8 +357,6 @@ func (r *renderer) write(it *item) error {
 	}
 	return nil
 }
-
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // overviewCount is the number of 2× overviews that brings size down to one
 // block, at least one so that every file has an overview.

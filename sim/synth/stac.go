@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/paulmach/orb"
 )
 
@@ -121,7 +122,7 @@ func (sc *scene) stacItem(it *item) stacItem {
 	ring := make([][2]float64, 0, 5)
 	bb := orb.MultiPoint(sc.corners[:]).Bound()
 	for _, c := range []orb.Point{sc.corners[0], sc.corners[3], sc.corners[2], sc.corners[1], sc.corners[0]} {
-		ring = append(ring, [2]float64{round7(c[0]), round7(c[1])}) // counterclockwise
+		ring = append(ring, [2]float64{num.Round(c[0], 7), num.Round(c[1], 7)}) // counterclockwise
 	}
 	dt := it.Date.Add(13*time.Hour + 58*time.Minute + 31*time.Second + 24*time.Millisecond)
 	created := dt.Add(5 * time.Hour)
@@ -129,12 +130,12 @@ func (sc *scene) stacItem(it *item) stacItem {
 	s := stacItem{
 		Type: "Feature", StacVersion: "1.0.0", StacExtensions: stacExtensions,
 		ID: it.ID, Collection: Collection,
-		BBox:     [4]float64{round7(bb.Min[0]), round7(bb.Min[1]), round7(bb.Max[0]), round7(bb.Max[1])},
+		BBox:     [4]float64{num.Round(bb.Min[0], 7), num.Round(bb.Min[1], 7), num.Round(bb.Max[0], 7), num.Round(bb.Max[1], 7)},
 		Geometry: stacGeometry{Type: "Polygon", Coordinates: [][][2]float64{ring}},
 		Properties: stacProps{
 			Datetime: dt.Format("2006-01-02T15:04:05.000000Z"), Created: created.Format(time.RFC3339Nano), Updated: created.Format(time.RFC3339Nano),
 			Platform: it.Platform, Constellation: "sentinel-2", Instruments: []string{"msi"},
-			CloudCover: round3(it.CloudCover()), EPSG: sc.epsg,
+			CloudCover: num.Round(it.CloudCover(), 3), EPSG: sc.epsg,
 			UTMZone: sc.epsg % 100, LatitudeBand: sc.mgrs[2:3], GridSquare: sc.mgrs[3:], GridCode: "MGRS-" + sc.mgrs,
 			Nodata: it.Nodata, Shadow: it.Shadow, Vegetation: it.Veg, NotVegetated: it.NotVeg, Water: it.Water,
 			MediumClouds: it.Medium, HighClouds: it.High, ThinCirrus: it.Cirrus,

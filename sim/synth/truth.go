@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/sim/pheno"
 	"github.com/paulmach/orb"
 )
@@ -252,9 +253,6 @@ func FullYears(a, b time.Time) int {
 	return max(y, 0)
 }
 
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
-func round2(v float64) float64 { return math.Round(v*100) / 100 }
-
 // truth assembles the ground truth.
 func (sc *scene) truth(items []*item) Truth {
 	o := sc.o
@@ -265,12 +263,12 @@ func (sc *scene) truth(items []*item) Truth {
 		Start: Day{o.Start}, End: Day{o.End}, RevisitDays: o.RevisitDays, AsOf: Day{o.AsOf},
 		Contract: o.Contract, Assessed: []string{seasonName(cy - 3), seasonName(cy - 2), seasonName(cy - 1)},
 		Scene: SceneTruth{SizePx: sc.n, PixelM: pixelM, OriginX: sc.x0, OriginY: sc.y0,
-			BBox: [4]float64{round7(bb.Min[0]), round7(bb.Min[1]), round7(bb.Max[0]), round7(bb.Max[1])}},
+			BBox: [4]float64{num.Round(bb.Min[0], 7), num.Round(bb.Min[1], 7), num.Round(bb.Max[0], 7), num.Round(bb.Max[1], 7)}},
 	}
 	for _, it := range items {
 		tr.Items = append(tr.Items, ItemTruth{ID: it.ID, Date: Day{it.Date}, Baseline: it.Baseline,
 			BOAOffsetApplied: it.Applied, RasterBandsOffset: it.RasterOffset, DNOffset: it.DNOffset,
-			CloudCover: round3(it.CloudCover()), NodataPct: it.Nodata})
+			CloudCover: num.Round(it.CloudCover(), 3), NodataPct: it.Nodata})
 	}
 	for k, f := range sc.fields {
 		tr.Fields = append(tr.Fields, sc.fieldTruth(k, f, items, tr.Assessed))
@@ -281,7 +279,7 @@ func (sc *scene) truth(items []*item) Truth {
 func (sc *scene) fieldTruth(k int, f *field, items []*item, assessed []string) FieldTruth {
 	o := sc.o
 	ft := FieldTruth{ID: f.ID, Crop: f.Crop, Shape: f.Shape, Design: f.Design,
-		AreaHa: round2(sc.areaHa(f)), Pixels: f.pixels, PlantioContorno: f.contorno, Terraceamento: f.terraco,
+		AreaHa: num.Round(sc.areaHa(f), 2), Pixels: f.pixels, PlantioContorno: f.contorno, Terraceamento: f.terraco,
 		Cycles: []CycleTruth{}, Tillage: []TillageTruth{}, Headland: []HeadlandTruth{}}
 	for _, c := range f.sc.Cycles {
 		if c.Harvest.Before(o.Start) || c.Sowing.After(o.End) {
@@ -292,7 +290,7 @@ func (sc *scene) fieldTruth(k int, f *field, items []*item, assessed []string) F
 	}
 	var last *Day
 	for _, t := range f.sc.Tillage {
-		ft.Tillage = append(ft.Tillage, TillageTruth{Date: Day{t.Date}, Kind: t.Kind, Retention: round3(t.Retention)})
+		ft.Tillage = append(ft.Tillage, TillageTruth{Date: Day{t.Date}, Kind: t.Kind, Retention: num.Round(t.Retention, 3)})
 		if !t.Date.After(o.AsOf) {
 			last = dayp(t.Date)
 		}
@@ -304,7 +302,7 @@ func (sc *scene) fieldTruth(k int, f *field, items []*item, assessed []string) F
 	ft.Seasons = o.seasonsTruth(f, assessed)
 	ft.C = cTruth(ft.Seasons, assessed)
 	slope := sc.meanSlopePct(f)
-	ft.Slope = SlopeTruth{MeanPct: round2(slope), ContourRequired: slope >= 3}
+	ft.Slope = SlopeTruth{MeanPct: num.Round(slope, 2), ContourRequired: slope >= 3}
 	ft.MODIS = sc.modisTruth(f, ft.AreaHa)
 	ft.Clouds = cloudTruth(k, f, items)
 	return ft
@@ -319,8 +317,8 @@ func (sc *scene) headlandTruth(f *field, h *headland) HeadlandTruth {
 		}
 	}
 	return HeadlandTruth{
-		TillageTruth: TillageTruth{Date: Day{h.Till.Date}, Kind: h.Till.Kind, Retention: round3(h.Till.Retention)},
-		Edge:         h.Edge, WidthM: h.WidthM, AreaPct: round1(100 * float64(strip) / float64(f.pixels))}
+		TillageTruth: TillageTruth{Date: Day{h.Till.Date}, Kind: h.Till.Kind, Retention: num.Round(h.Till.Retention, 3)},
+		Edge:         h.Edge, WidthM: h.WidthM, AreaPct: num.Round(100*float64(strip)/float64(f.pixels), 1)}
 }
 
 // tTruth is T at AsOf: anniversary-based full years since the last event,
@@ -357,7 +355,7 @@ func (o Options) seasonsTruth(f *field, assessed []string) []SeasonTruth {
 		y := agriYear(c.Sowing)
 		ws := c.Sowing.AddDate(0, 0, -30)
 		st := SeasonTruth{Season: seasonName(y), MainCrop: c.Crop, Sowing: Day{c.Sowing}, WindowStart: Day{ws},
-			StrawPct: round2(f.sc.StrawPct(ws, c.Sowing)), InArchive: !ws.Before(o.Start),
+			StrawPct: num.Round(f.sc.StrawPct(ws, c.Sowing), 2), InArchive: !ws.Before(o.Start),
 			Declared: declared[y]}
 		for _, a := range assessed {
 			if a == st.Season {
@@ -388,7 +386,7 @@ func cTruth(seasons []SeasonTruth, assessed []string) CTruth {
 		}
 		sum += v
 	}
-	v := round2(sum / float64(len(assessed)))
+	v := num.Round(sum/float64(len(assessed)), 2)
 	l := LevelC(v)
 	c.Value, c.Level = &v, &l
 	return c
@@ -402,9 +400,9 @@ func cloudTruth(k int, f *field, items []*item) CloudTruth {
 	for _, it := range items {
 		px := float64(f.pixels)
 		m, nd, r := float64(it.masked[k]), float64(it.nodata[k]), float64(it.residue[k])
-		cl.MaskedPct = append(cl.MaskedPct, round1(100*m/px))
-		cl.NodataPct = append(cl.NodataPct, round1(100*nd/px))
-		cl.ResidueByPct = append(cl.ResidueByPct, round1(100*r/px))
+		cl.MaskedPct = append(cl.MaskedPct, num.Round(100*m/px, 1))
+		cl.NodataPct = append(cl.NodataPct, num.Round(100*nd/px, 1))
+		cl.ResidueByPct = append(cl.ResidueByPct, num.Round(100*r/px, 1))
 		lost += (m + nd) / px
 		res += r
 		clear += px - m - nd
@@ -416,10 +414,10 @@ func cloudTruth(k int, f *field, items []*item) CloudTruth {
 		}
 	}
 	if len(items) > 0 {
-		cl.LossPct = round2(100 * lost / float64(len(items)))
+		cl.LossPct = num.Round(100*lost/float64(len(items)), 2)
 	}
 	if clear > 0 {
-		cl.ResiduePct = round2(100 * res / clear)
+		cl.ResiduePct = num.Round(100*res/clear, 2)
 	}
 	return cl
 }
