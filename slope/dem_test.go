@@ -15,6 +15,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 )
 
 const arcsec = 1.0 / 3600
@@ -139,10 +140,10 @@ func TestPlanesGeographic(t *testing.T) {
 				if res.NPixels < 1000 || res.NVoid != 0 {
 					t.Errorf("Field(%s): %d pixels, %d void; want > 1000 and 0", name, res.NPixels, res.NVoid)
 				}
-				if !near(res.MeanPct, tc.slopePct, 0.05) {
+				if !testkit.Near(res.MeanPct, tc.slopePct, 0.05) {
 					t.Errorf("Field(%s).MeanPct = %.4f, want %.2f ± 0.05", name, res.MeanPct, tc.slopePct)
 				}
-				if !near(res.P90Pct, tc.slopePct, 0.05) || !near(res.MedianPct, tc.slopePct, 0.05) {
+				if !testkit.Near(res.P90Pct, tc.slopePct, 0.05) || !testkit.Near(res.MedianPct, tc.slopePct, 0.05) {
 					t.Errorf("Field(%s) median %.4f p90 %.4f, want %.2f", name, res.MedianPct, res.P90Pct, tc.slopePct)
 				}
 				t.Logf("%s: mean %.5f%% (error %+.5f pp) over %d px, pixel %.2f×%.2f m",
@@ -186,7 +187,7 @@ func TestPlanesUTM(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !near(res.MeanPct, want, 0.05) || res.PixelXM != 30 {
+			if !testkit.Near(res.MeanPct, want, 0.05) || res.PixelXM != 30 {
 				t.Errorf("Field(%s) = %.4f%% (pixel %v m), want %.3f ± 0.05 (30 m)", name, res.MeanPct, res.PixelXM, want)
 			}
 			// Exactly 3 % sits on the line and float32 elevations put the
@@ -247,7 +248,7 @@ func TestFieldVoidsAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if edge.NPixels != 400 || edge.NVoid != 220 || !near(edge.MeanPct, 5, 0.05) {
+	if edge.NPixels != 400 || edge.NVoid != 220 || !testkit.Near(edge.MeanPct, 5, 0.05) {
 		t.Errorf("Field(edge) = %d px, %d void, mean %.3f; want 400, 220, ≈5", edge.NPixels, edge.NVoid, edge.MeanPct)
 	}
 	// A talhão smaller than a pixel takes the pixel under its centroid.

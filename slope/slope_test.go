@@ -6,13 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/planar"
 )
 
 // near reports whether got is within tol of want.
-func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
-
 // plane returns a width×height DEM z = gx·x + gy·y (metres) on a grid of
 // dx × dy metre pixels, x east and y north, row 0 at the north.
 func plane(width, height int, dx, dy, gx, gy float64) []float32 {
@@ -57,7 +56,7 @@ func TestHorn(t *testing.T) {
 						}
 						continue
 					}
-					if !near(v, tc.want, 1e-4) {
+					if !testkit.Near(v, tc.want, 1e-4) {
 						t.Errorf("Horn(%s)[%d,%d] = %v, want %v", tc.name, r, c, v, tc.want)
 					}
 				}
@@ -84,7 +83,7 @@ func TestHorn(t *testing.T) {
 		for r := 1; r < h-1; r++ {
 			for c := 1; c < w-1; c++ {
 				want := 4 * math.Hypot(1, (float64(c)-2.5)*1/dy)
-				if v := float64(got[r*w+c]); !near(v, want, 1e-4) {
+				if v := float64(got[r*w+c]); !testkit.Near(v, want, 1e-4) {
 					t.Errorf("Horn(per-row dx)[%d,%d] = %v, want %v", r, c, v, want)
 				}
 			}
@@ -139,14 +138,14 @@ func TestPixelSizeM(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dx, dy := PixelSizeM(tc.lat, arcsec, -arcsec, WGS84)
-			if !near(dx, tc.wantDX, 1e-6) || !near(dy, tc.wantDY, 1e-6) {
+			if !testkit.Near(dx, tc.wantDX, 1e-6) || !testkit.Near(dy, tc.wantDY, 1e-6) {
 				t.Errorf("PixelSizeM(%v, 1″) = %.6f × %.6f m, want %.6f × %.6f", tc.lat, dx, dy, tc.wantDX, tc.wantDY)
 			}
 		})
 	}
 	// 1″ at the equator is 30.92 × 30.72 m: the figures quoted in the docs.
 	dx, dy := PixelSizeM(0, arcsec, arcsec, WGS84)
-	if !near(dx, 30.92, 0.005) || !near(dy, 30.72, 0.005) {
+	if !testkit.Near(dx, 30.92, 0.005) || !testkit.Near(dy, 30.72, 0.005) {
 		t.Errorf("PixelSizeM(0, 1″) = %.3f × %.3f, want 30.92 × 30.72", dx, dy)
 	}
 }
@@ -228,10 +227,10 @@ func TestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Valid in mask: 1 2 3 4 5 → mean 3, median 3, p90 = 4 + 0.6·1 = 4.6.
-	if !near(st.MeanPct, 3, 1e-12) || !near(st.MedianPct, 3, 1e-12) || !near(st.P90Pct, 4.6, 1e-12) {
+	if !testkit.Near(st.MeanPct, 3, 1e-12) || !testkit.Near(st.MedianPct, 3, 1e-12) || !testkit.Near(st.P90Pct, 4.6, 1e-12) {
 		t.Errorf("Summarize = mean %v median %v p90 %v, want 3 3 4.6", st.MeanPct, st.MedianPct, st.P90Pct)
 	}
-	if st.NPixels != 6 || st.NVoid != 1 || !near(st.VoidFraction, 1.0/6, 1e-12) {
+	if st.NPixels != 6 || st.NVoid != 1 || !testkit.Near(st.VoidFraction, 1.0/6, 1e-12) {
 		t.Errorf("Summarize counts = %d px, %d void, %v, want 6, 1, 1/6", st.NPixels, st.NVoid, st.VoidFraction)
 	}
 	if _, err := Summarize([]float32{nan, nan}, []bool{true, true}); !errors.Is(err, ErrAllVoid) {

@@ -2,12 +2,9 @@ package synth
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
-	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/pheno"
 )
 
@@ -74,8 +72,6 @@ func fixture(t testing.TB) (string, Truth) {
 	return fixDir, fixTruth
 }
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
 func fieldByID(t *testing.T, tr Truth, id string) FieldTruth {
 	t.Helper()
 	for _, f := range tr.Fields {
@@ -118,29 +114,6 @@ func TestOptionsInvalid(t *testing.T) {
 	})
 }
 
-// hashTree returns the sha256 of every file under dir, by relative path.
-func hashTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s := sha256.Sum256(b)
-		rel, _ := filepath.Rel(dir, p)
-		out[rel] = hex.EncodeToString(s[:])
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func TestDeterministic(t *testing.T) {
 	o := Options{Seed: 7, Fields: 8, Start: time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2024, 11, 30, 0, 0, 0, 0, time.UTC)}
 	var trees []map[string]string
@@ -149,7 +122,7 @@ func TestDeterministic(t *testing.T) {
 		if _, err := Generate(context.Background(), o); err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		trees = append(trees, hashTree(t, o.Out))
+		trees = append(trees, testkit.HashTree(t, o.Out))
 	}
 	a, b := trees[0], trees[1]
 	if len(a) != len(b) || len(a) < 19*5+5 {
@@ -169,7 +142,7 @@ func TestDeterministic(t *testing.T) {
 	if _, err := Generate(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	if c := hashTree(t, o.Out); c[CatalogFile] == a[CatalogFile] || c[TruthFile] == a[TruthFile] {
+	if c := testkit.HashTree(t, o.Out); c[CatalogFile] == a[CatalogFile] || c[TruthFile] == a[TruthFile] {
 		t.Error("seeds 7 and 8 gave the same catalog or truth")
 	}
 }
@@ -238,7 +211,7 @@ func TestCOG(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !near(gt[1], c.res, 1e-12) || !near(gt[5], -c.res, 1e-12) {
+			if !testkit.Near(gt[1], c.res, 1e-12) || !testkit.Near(gt[5], -c.res, 1e-12) {
 				t.Errorf("pixel = %v x %v, want %v", gt[1], gt[5], c.res)
 			}
 			if c.epsg == "32721" && (gt[0] != tr.Scene.OriginX || gt[3] != tr.Scene.OriginY) {
@@ -431,7 +404,7 @@ func TestTruthConsistent(t *testing.T) {
 					n++
 				}
 			}
-			if n != 3 || f.C.Value == nil || !near(*f.C.Value, sum/3, 0.006) || *f.C.Level != LevelC(*f.C.Value) {
+			if n != 3 || f.C.Value == nil || !testkit.Near(*f.C.Value, sum/3, 0.006) || *f.C.Level != LevelC(*f.C.Value) {
 				t.Errorf("C = %+v, want the mean %.2f of %d assessed seasons", f.C, sum/3, n)
 			}
 			if f.Clouds.LossPct < 30 || f.Clouds.LossPct > 60 {
@@ -443,7 +416,7 @@ func TestTruthConsistent(t *testing.T) {
 			if len(f.Clouds.MaskedPct) != len(tr.Items) {
 				t.Errorf("%d per-item cloud entries for %d items", len(f.Clouds.MaskedPct), len(tr.Items))
 			}
-			if !near(f.AreaHa, float64(f.Pixels)/100, 0.02*f.AreaHa) {
+			if !testkit.Near(f.AreaHa, float64(f.Pixels)/100, 0.02*f.AreaHa) {
 				t.Errorf("area %.2f ha but %d pixels of 0.01 ha", f.AreaHa, f.Pixels)
 			}
 		})
@@ -535,7 +508,7 @@ func TestGridOfTalhoes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("grid.Build(%s): %v", f.ID, err)
 		}
-		if f.ID != ft.ID || string(f.Crop) != ft.Crop || !near(g.AreaHa, ft.AreaHa, 0.001*ft.AreaHa) {
+		if f.ID != ft.ID || string(f.Crop) != ft.Crop || !testkit.Near(g.AreaHa, ft.AreaHa, 0.001*ft.AreaHa) {
 			t.Errorf("%s: crop %s area %.3f ha, truth %s %s %.3f ha", f.ID, f.Crop, g.AreaHa, ft.ID, ft.Crop, ft.AreaHa)
 		}
 		if (ft.PlantioContorno == nil) != (f.PlantioContorno == nil) || (ft.PlantioContorno != nil && *ft.PlantioContorno != *f.PlantioContorno) {
@@ -644,7 +617,7 @@ func TestPixelDN(t *testing.T) {
 			// Independent of the renderer: the reflectance a reader derives
 			// is pheno's, within the ±4 % pixel gain and the noise.
 			r := (got - float64(it.DNOffset)) / 1e4
-			if !near(r, b.r, 0.04*b.r+0.0035) {
+			if !testkit.Near(r, b.r, 0.04*b.r+0.0035) {
 				t.Errorf("%s %s: reflectance %.4f, pheno %.4f (baseline %s, offset %d)", it.ID, b.file, r, b.r, it.Baseline, it.DNOffset)
 			}
 		}
@@ -654,7 +627,7 @@ func TestPixelDN(t *testing.T) {
 			r    float64
 		}{{"B11.tif", R.SWIR1}, {"B12.tif", R.SWIR2}} {
 			got := readPixel(t, filepath.Join(d, b.file), col/2, row/2)
-			if r := (got - float64(it.DNOffset)) / 1e4; !near(r, b.r, 0.04*b.r+0.0035) {
+			if r := (got - float64(it.DNOffset)) / 1e4; !testkit.Near(r, b.r, 0.04*b.r+0.0035) {
 				t.Errorf("%s %s: reflectance %.4f, pheno %.4f", it.ID, b.file, r, b.r)
 			}
 		}
@@ -863,7 +836,7 @@ func TestDEMSlope(t *testing.T) {
 			}
 		}
 		got := 100 * sum / float64(n)
-		if !near(got, ft.Slope.MeanPct, 0.15) {
+		if !testkit.Near(got, ft.Slope.MeanPct, 0.15) {
 			t.Errorf("%s: mean slope from dem.tif %.2f%%, truth %.2f%%", f.ID, got, ft.Slope.MeanPct)
 		}
 	}
