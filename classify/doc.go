@@ -24,5 +24,5 @@
 // docs/classify.md for why this is not modelled as a cap.
 //
 // The package is pure: it imports only the standard library (not even grid;
-// Crop mirrors grid.Crop), does no I/O and keeps no state.
+// Crop mirrors zarc.Crop), does no I/O and keeps no state.
 package classify

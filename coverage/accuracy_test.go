@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 )
 
 // accuracyResult gathers the harness figures.
@@ -62,7 +62,7 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 		}
 		truthLevel := Level(truthSum / 3)
 		r.fields++
-		got := Assess(f.cells, contract, nil, grid.Crop(crop), testParams())
+		got := Assess(f.cells, contract, nil, zarc.Crop(crop), testParams())
 		for _, sc := range got.Seasons {
 			r.seasons++
 			if sc.Sowing.Date.IsZero() {
@@ -90,7 +90,7 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 				r.levelFar++
 			}
 		}
-		decl := Assess(f.cells, contract, declared, grid.Crop(crop), testParams())
+		decl := Assess(f.cells, contract, declared, zarc.Crop(crop), testParams())
 		for _, sc := range decl.Seasons {
 			if sc.OK {
 				r.declCoverN++

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 )
 
 // BenchmarkAssess measures Assess per talhão: four years of Sentinel-2
@@ -20,7 +20,7 @@ func BenchmarkAssess(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				c := Assess(f.cells, contract, nil, grid.Soja, Params{})
+				c := Assess(f.cells, contract, nil, zarc.Soja, Params{})
 				if len(c.Seasons) != 3 {
 					b.Fatal("seasons")
 				}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 var nan = math.NaN()
@@ -34,7 +34,7 @@ func TestAccuracyCalibrateLag(t *testing.T) {
 					if !ok {
 						continue
 					}
-					cs, main := seasonCycles(s, season, grid.Crop(crop), p)
+					cs, main := seasonCycles(s, season, zarc.Crop(crop), p)
 					if main < 0 {
 						continue
 					}

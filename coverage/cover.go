@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // CellCover returns the straw cover of one cell before sowing, in percent
@@ -23,7 +23,7 @@ import (
 // the window; ok is false (and pct NaN) when there are none.
 func CellCover(obs []Obs, sowing time.Time, p Params) (pct float64, nObs int, ok bool) {
 	p = p.withDefaults()
-	return cellCover(obs, grid.Date(sowing), p, nil)
+	return cellCover(obs, zarc.Day(sowing), p, nil)
 }
 
 func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int, bool) {
@@ -33,7 +33,7 @@ func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int,
 		return unmixCover(obs, from, sow, p)
 	}
 	for _, o := range obs {
-		d := grid.Date(o.Date)
+		d := zarc.Day(o.Date)
 		if d.Before(from) || !d.Before(sow) {
 			continue
 		}
@@ -81,7 +81,7 @@ func MedianSeries(cells [][]Obs) []Obs {
 	by := map[time.Time]*acc{}
 	for _, c := range cells {
 		for _, o := range c {
-			d := grid.Date(o.Date)
+			d := zarc.Day(o.Date)
 			a := by[d]
 			if a == nil {
 				a = &acc{}
@@ -156,7 +156,7 @@ type C struct {
 // (MedianSeries). crop is the main crop. A season whose sowing cannot be
 // found, or with no clear reading in its window, is missing with a reason,
 // and so is C (IN 2/2025 item 2.2).
-func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop grid.Crop, p Params) C {
+func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop zarc.Crop, p Params) C {
 	if err := p.Validate(); err != nil {
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
@@ -164,7 +164,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop g
 		!p.NoSoilFit && p.Soil == (Endmember{}) && p.BareNDTI == 0
 	p = p.withDefaults()
 	if crop == "" {
-		crop = grid.Soja
+		crop = zarc.Soja
 	}
 	if fit {
 		if f, ok := fitSoil(cells, p); ok {
@@ -190,7 +190,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop g
 			if c == "" {
 				c = crop
 			}
-			sc.Sowing = Sowing{Date: grid.Date(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
+			sc.Sowing = Sowing{Date: zarc.Day(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
 				Decendio: Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
 			err = nil
 			// The cycles are labelled around the declared crop.

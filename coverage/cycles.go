@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Obs is one dated reading of a cell (or of the talhão median): NDVI and
@@ -66,7 +66,7 @@ const troughRise = 0.1
 // before and after the season help (keep some months on each side).
 // Cycles are labelled relative to the main crop of crop (see DetectSowing).
 // It returns nil when fewer than 4 days have a clear NDVI.
-func Cycles(obs []Obs, season Season, crop grid.Crop, p Params) []Cycle {
+func Cycles(obs []Obs, season Season, crop zarc.Crop, p Params) []Cycle {
 	p = p.withDefaults()
 	s := smoothNDVI(obs, p.Lambda, p.RobustIter)
 	if s == nil {
@@ -178,7 +178,7 @@ func findCycles(s *daily, p Params) []Cycle {
 
 // seasonCycles returns the cycles whose peak lies in season, labelled, and
 // the index of the main one (−1 when none).
-func seasonCycles(s *daily, season Season, crop grid.Crop, p Params) ([]Cycle, int) {
+func seasonCycles(s *daily, season Season, crop zarc.Crop, p Params) ([]Cycle, int) {
 	var cs []Cycle
 	for _, c := range findCycles(s, p) {
 		if season.Contains(c.Peak) {

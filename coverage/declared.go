@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // ErrSowingCSV reports a bad line in a declared sowing-date file.
@@ -20,7 +20,7 @@ type Declared struct {
 	FieldID string
 	Season  string    // agricultural-year label, "2023/2024"
 	Date    time.Time // sowing day, UTC midnight
-	Crop    grid.Crop // empty when the file has no crop column or leaves it blank
+	Crop    zarc.Crop // empty when the file has no crop column or leaves it blank
 	Line    int       // line number in the file, for messages
 }
 
@@ -147,8 +147,8 @@ func parseDeclared(rec []string, col map[string]int, yearStart MonthDay) (Declar
 	}
 	switch c := strings.ToLower(get("crop")); c {
 	case "":
-	case string(grid.Soja), string(grid.Milho):
-		d.Crop = grid.Crop(c)
+	case string(zarc.Soja), string(zarc.Milho):
+		d.Crop = zarc.Crop(c)
 	default:
 		return d, fmt.Errorf("talhão %q: crop %q, want soja or milho", d.FieldID, c)
 	}

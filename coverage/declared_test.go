@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 func TestReadSowingCSV(t *testing.T) {
@@ -27,7 +27,7 @@ f6,2024/2025,2024-10-20,trigo
 	if d.Date.Format("2006-01-02") != "2024-10-09" || d.Crop != "" || d.Line != 3 {
 		t.Errorf("f1 2024/2025 = %+v", d)
 	}
-	if got[Key{"f2", "2024/2025"}].Crop != grid.Milho {
+	if got[Key{"f2", "2024/2025"}].Crop != zarc.Milho {
 		t.Errorf("f2 crop = %q, want milho", got[Key{"f2", "2024/2025"}].Crop)
 	}
 	if !errors.Is(err, ErrSowingCSV) {
@@ -74,7 +74,7 @@ func FuzzReadSowingCSV(f *testing.F) {
 			if !s.Contains(d.Date) || k.FieldID == "" || k.FieldID != d.FieldID {
 				t.Fatalf("kept invalid row %+v", d)
 			}
-			if d.Crop != "" && d.Crop != grid.Soja && d.Crop != grid.Milho {
+			if d.Crop != "" && d.Crop != zarc.Soja && d.Crop != zarc.Milho {
 				t.Fatalf("kept crop %q", d.Crop)
 			}
 		}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 )
 
 var covdiag = flag.Bool("covdiag", false, "run the straw-cover error breakdown (diagnostics)")
@@ -33,7 +33,7 @@ type diagSeason struct {
 
 type diagField struct {
 	f       synthField
-	crop    grid.Crop
+	crop    zarc.Crop
 	seasons []diagSeason
 }
 
@@ -47,8 +47,8 @@ func buildDiag(t testing.TB, n, nCells int, seed uint64) []diagField {
 			crop = pheno.Milho
 		}
 		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: nCells, crop: crop, cloudScale: 1})
-		df := diagField{f: f, crop: grid.Crop(crop)}
-		got := Assess(f.cells, contract, nil, grid.Crop(crop), Params{})
+		df := diagField{f: f, crop: zarc.Crop(crop)}
+		got := Assess(f.cells, contract, nil, zarc.Crop(crop), Params{})
 		so := f.sc.Soil
 		soilNDTI := (so.SWIR1 - so.SWIR2) / (so.SWIR1 + so.SWIR2)
 		for i, s := range contract.Assessed() {
@@ -338,7 +338,7 @@ func talhaoUnmix(cells [][]Obs, sow time.Time, p Params) (float64, bool) {
 	by := map[time.Time][]float64{}
 	for _, c := range cells {
 		for _, o := range c {
-			d := grid.Date(o.Date)
+			d := zarc.Day(o.Date)
 			if d.Before(from.AddDate(0, 0, -p.AnchorDays)) || !d.Before(sow.AddDate(0, 0, p.AnchorDays)) {
 				continue
 			}

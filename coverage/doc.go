@@ -28,7 +28,7 @@
 //     leaves C missing with its reason (IN 2.2: never guessed).
 //
 // Units: NDVI and NDTI are unitless (−1..1), covers are percent (0–100),
-// Ratio is a 0..1 fraction, dates are UTC days (grid.Date).
+// Ratio is a 0..1 fraction, dates are UTC days (zarc.Day).
 //
 // The package imports only the standard library and grid: no files, GDAL or
 // context.

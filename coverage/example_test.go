@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/coverage"
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // A talhão of two cells in no-till: a soybean crop sown each mid-October
@@ -27,7 +27,7 @@ func ExampleAssess() {
 		ndvi := base + 0.7/(1+math.Exp(-(x-32)/5))*(1-1/(1+math.Exp(-(x-110)/4)))
 		cell = append(cell, coverage.Obs{Date: d, NDVI: ndvi, NDTI: straw})
 	}
-	c := coverage.Assess([][]coverage.Obs{cell, cell}, contract, nil, grid.Soja, p)
+	c := coverage.Assess([][]coverage.Obs{cell, cell}, contract, nil, zarc.Soja, p)
 	for _, s := range c.Seasons {
 		fmt.Printf("%s sowing %s (%s, decêndio %d) cover %.0f %% from %d cells\n", s.Season.Label,
 			s.Sowing.Date.Format(time.DateOnly), s.Sowing.Source, s.Sowing.Decendio, s.CoverPct, s.NCells)

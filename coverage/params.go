@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Params tunes detection and cover. A zero field takes the default given in
@@ -30,11 +30,11 @@ type Params struct {
 	// GreenUp 0.3, docs/coverage.md: the mean lag, so that detected dates
 	// are unbiased): soja 25.7, milho 29.6. Set it again when changing
 	// GreenUp.
-	LagDays map[grid.Crop]float64
+	LagDays map[zarc.Crop]float64
 	// Windows are the plausible sowing windows of the main crop, as first
 	// and last month-day within the agricultural year; defaults: soja
 	// 09-15..12-31, milho 09-01..12-31.
-	Windows map[grid.Crop][2]MonthDay
+	Windows map[zarc.Crop][2]MonthDay
 	// WindowSlackDays is how far outside its window a detected sowing may
 	// fall and still be taken (clamped to the window, with lower
 	// confidence); default 15.
@@ -121,25 +121,25 @@ const (
 )
 
 // DefaultLagDays are the default LagDays.
-var DefaultLagDays = map[grid.Crop]float64{grid.Soja: 25.7, grid.Milho: 29.6}
+var DefaultLagDays = map[zarc.Crop]float64{zarc.Soja: 25.7, zarc.Milho: 29.6}
 
 // lag returns the sowing-to-green-up lag of crop, in days.
-func (p Params) lag(crop grid.Crop) float64 {
+func (p Params) lag(crop zarc.Crop) float64 {
 	if v, ok := p.LagDays[crop]; ok {
 		return v
 	}
 	if v, ok := DefaultLagDays[crop]; ok {
 		return v
 	}
-	return DefaultLagDays[grid.Soja]
+	return DefaultLagDays[zarc.Soja]
 }
 
 // DefaultWindows are the plausible sowing windows of the main (summer) crop
 // in Mato Grosso and Paraná: soybean from the end of the sanitary break
 // (mid-September) to the end of December, summer maize from September.
-var DefaultWindows = map[grid.Crop][2]MonthDay{
-	grid.Soja:  {{time.September, 15}, {time.December, 31}},
-	grid.Milho: {{time.September, 1}, {time.December, 31}},
+var DefaultWindows = map[zarc.Crop][2]MonthDay{
+	zarc.Soja:  {{time.September, 15}, {time.December, 31}},
+	zarc.Milho: {{time.September, 1}, {time.December, 31}},
 }
 
 func (p Params) withDefaults() Params {
@@ -212,13 +212,13 @@ func (p Params) withDefaults() Params {
 // window returns the sowing window of crop in season s, first and last day
 // included. Month-days before the season's start month-day fall in its
 // second calendar year.
-func (p Params) window(crop grid.Crop, s Season) (time.Time, time.Time) {
+func (p Params) window(crop zarc.Crop, s Season) (time.Time, time.Time) {
 	w, ok := p.Windows[crop]
 	if !ok {
 		w, ok = DefaultWindows[crop]
 	}
 	if !ok {
-		w = DefaultWindows[grid.Soja]
+		w = DefaultWindows[zarc.Soja]
 	}
 	at := func(md MonthDay) time.Time {
 		t := md.In(s.Start.Year())

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // realdata is the repository's copy of the real data (testdata/realdata/README.md).
@@ -84,8 +84,8 @@ func TestRealSinopSoyCorn(t *testing.T) {
 	lo, hi := day("2013-09-15"), day("2013-11-30")
 	n := 0
 	for _, pt := range loadSinop(t) {
-		cs := Cycles(pt.obs, season, grid.Soja, Params{})
-		sw, err := DetectSowing(pt.obs, season, grid.Soja, Params{})
+		cs := Cycles(pt.obs, season, zarc.Soja, Params{})
+		sw, err := DetectSowing(pt.obs, season, zarc.Soja, Params{})
 		var desc []string
 		for _, c := range cs {
 			desc = append(desc, fmt.Sprintf("%s %s→%s→%s peak %.2f", c.Kind, c.Start.Format(time.DateOnly), c.Peak.Format(time.DateOnly), c.End.Format(time.DateOnly), c.PeakNDVI))
@@ -145,7 +145,7 @@ func TestRealMTLabelledCycles(t *testing.T) {
 	by := map[string]*tally{}
 	for _, s := range samples {
 		season := Season{Label: fmt.Sprintf("%d/%d", s.start.Year(), s.start.Year()+1), Start: s.start, End: s.end.AddDate(0, 0, 1)}
-		k := len(Cycles(s.obs, season, grid.Soja, Params{}))
+		k := len(Cycles(s.obs, season, zarc.Soja, Params{}))
 		tl := by[s.label]
 		if tl == nil {
 			tl = &tally{counts: map[int]int{}}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 func near(a, b, tol float64) bool {
@@ -304,14 +304,14 @@ func TestCyclesAndSowingClean(t *testing.T) {
 	season, _ := ParseSeason("2024/2025", MonthDay{})
 	sow := day("2024-10-20")
 	obs := cleanSeries(sow, true, day("2024-06-01"), day("2025-09-30"), 5)
-	cs := Cycles(obs, season, grid.Soja, Params{})
+	cs := Cycles(obs, season, zarc.Soja, Params{})
 	if len(cs) != 2 || cs[0].Kind != KindFirst || !cs[0].Main || cs[1].Kind != KindSecond {
 		t.Fatalf("Cycles = %+v, want 1ª and 2ª safra", cs)
 	}
 	if !(cs[0].Start.Before(cs[0].Peak) && cs[0].Peak.Before(cs[0].End) && cs[0].End.Before(cs[1].Start)) {
 		t.Errorf("cycle dates out of order: %+v", cs)
 	}
-	sw, err := DetectSowing(obs, season, grid.Soja, Params{})
+	sw, err := DetectSowing(obs, season, zarc.Soja, Params{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,12 +328,12 @@ func TestNoCycleSaysSo(t *testing.T) {
 	for d := day("2024-06-01"); d.Before(day("2025-08-01")); d = d.AddDate(0, 0, 5) {
 		flat = append(flat, Obs{Date: d, NDVI: 0.22, NDTI: 0.1})
 	}
-	if _, err := DetectSowing(flat, season, grid.Soja, Params{}); !errors.Is(err, ErrNoCropCycle) {
+	if _, err := DetectSowing(flat, season, zarc.Soja, Params{}); !errors.Is(err, ErrNoCropCycle) {
 		t.Errorf("flat series: err = %v, want ErrNoCropCycle", err)
 	}
 	// A cycle sown in March is outside the soybean window.
 	late := cleanSeries(day("2025-03-10"), false, day("2024-06-01"), day("2025-08-01"), 5)
-	if _, err := DetectSowing(late, season, grid.Soja, Params{}); !errors.Is(err, ErrNoMainCrop) {
+	if _, err := DetectSowing(late, season, zarc.Soja, Params{}); !errors.Is(err, ErrNoMainCrop) {
 		t.Errorf("March sowing: err = %v, want ErrNoMainCrop", err)
 	}
 }
@@ -365,7 +365,7 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 	cells := cellsFor(sows, Params{}, 4) // 75 % straw
 
 	t.Run("detected", func(t *testing.T) {
-		c := Assess(cells, contract, nil, grid.Soja, Params{})
+		c := Assess(cells, contract, nil, zarc.Soja, Params{})
 		if !c.OK || !near(c.Pct, 75, 1e-6) || c.Level != 3 || len(c.Seasons) != 3 {
 			t.Fatalf("Assess = %+v, want C 75 %% level 3", c)
 		}
@@ -379,8 +379,8 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 		}
 	})
 	t.Run("declared wins", func(t *testing.T) {
-		decl := map[string]Declared{"2024/2025": {FieldID: "f1", Season: "2024/2025", Date: day("2024-11-02"), Crop: grid.Soja, Line: 2}}
-		c := Assess(cells, contract, decl, grid.Soja, Params{})
+		decl := map[string]Declared{"2024/2025": {FieldID: "f1", Season: "2024/2025", Date: day("2024-11-02"), Crop: zarc.Soja, Line: 2}}
+		c := Assess(cells, contract, decl, zarc.Soja, Params{})
 		s := c.Seasons[1]
 		if s.Sowing.Source != SourceDeclared || !s.Sowing.Date.Equal(day("2024-11-02")) || s.Sowing.Confidence != 1 || s.Sowing.Decendio != 31 {
 			t.Errorf("declared season: %+v", s.Sowing)
@@ -405,7 +405,7 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 			}
 			cut = append(cut, kept)
 		}
-		c := Assess(cut, contract, nil, grid.Soja, Params{})
+		c := Assess(cut, contract, nil, zarc.Soja, Params{})
 		if c.OK || !math.IsNaN(c.Pct) || c.Level != 0 {
 			t.Fatalf("C = %+v, want missing", c)
 		}
@@ -418,7 +418,7 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 	})
 	t.Run("declared outside any cycle", func(t *testing.T) {
 		decl := map[string]Declared{"2024/2025": {Season: "2024/2025", Date: day("2025-03-01")}}
-		c := Assess(cells, contract, decl, grid.Soja, Params{})
+		c := Assess(cells, contract, decl, zarc.Soja, Params{})
 		for _, cy := range c.Seasons[1].Cycles {
 			if cy.Main || cy.Kind != KindOther {
 				t.Errorf("cycle %+v labelled main though the declared sowing starts none", cy)
@@ -437,7 +437,7 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 			}
 			cut = append(cut, kept)
 		}
-		c := Assess(cut, contract, decl, grid.Soja, Params{})
+		c := Assess(cut, contract, decl, zarc.Soja, Params{})
 		if c.OK || c.Seasons[0].OK || !strings.Contains(c.Seasons[0].Reason, "no clear reading") {
 			t.Errorf("season 0 = %+v, want missing with 'no clear reading'", c.Seasons[0])
 		}
@@ -460,8 +460,8 @@ func TestParamsValidate(t *testing.T) {
 		{"haze gate", Params{HazeGreen: -0.1}, "HazeGreen"},
 		{"green-up", Params{GreenUp: 1.5}, "GreenUp"},
 		{"window days", Params{WindowDays: -3}, "WindowDays"},
-		{"lag", Params{LagDays: map[grid.Crop]float64{grid.Soja: -1}}, "LagDays"},
-		{"window month-day", Params{Windows: map[grid.Crop][2]MonthDay{grid.Soja: {{time.February, 30}, {time.March, 1}}}}, "Windows"},
+		{"lag", Params{LagDays: map[zarc.Crop]float64{zarc.Soja: -1}}, "LagDays"},
+		{"window month-day", Params{Windows: map[zarc.Crop][2]MonthDay{zarc.Soja: {{time.February, 30}, {time.March, 1}}}}, "Windows"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -470,7 +470,7 @@ func TestParamsValidate(t *testing.T) {
 				t.Errorf("Validate() = %v, want ErrParams naming %s", err, tc.want)
 			}
 			contract, _ := ParseSeason("2026/2027", MonthDay{})
-			if c := Assess(nil, contract, nil, grid.Soja, tc.p); c.OK || !strings.Contains(c.Reason, tc.want) {
+			if c := Assess(nil, contract, nil, zarc.Soja, tc.p); c.OK || !strings.Contains(c.Reason, tc.want) {
 				t.Errorf("Assess with bad params = %+v", c)
 			}
 		})

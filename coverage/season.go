@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Sentinel errors. Callers test them with errors.Is.
@@ -91,7 +91,7 @@ type Season struct {
 
 // Contains reports whether day t lies in [s.Start, s.End).
 func (s Season) Contains(t time.Time) bool {
-	d := grid.Date(t)
+	d := zarc.Day(t)
 	return !d.Before(s.Start) && d.Before(s.End)
 }
 
@@ -109,7 +109,7 @@ func NewSeason(y int, yearStart MonthDay) Season {
 // SeasonOf returns the agricultural year that holds day t.
 func SeasonOf(t time.Time, yearStart MonthDay) Season {
 	yearStart = yearStart.orDefault()
-	d := grid.Date(t)
+	d := zarc.Day(t)
 	y := d.Year()
 	if d.Before(yearStart.In(y)) {
 		y--
@@ -154,7 +154,7 @@ func Decendio(t time.Time) int {
 	if t.IsZero() {
 		return 0
 	}
-	d := grid.Date(t)
+	d := zarc.Day(t)
 	k := 3
 	switch {
 	case d.Day() <= 10:

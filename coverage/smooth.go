@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // daily is an NDVI series laid on a daily grid from t0: y and w hold the
@@ -17,7 +17,7 @@ type daily struct {
 	nObs    []int // clear observations per day
 }
 
-func (d *daily) day(t time.Time) int { return int(grid.Date(t).Sub(d.t0).Hours() / 24) }
+func (d *daily) day(t time.Time) int { return int(zarc.Day(t).Sub(d.t0).Hours() / 24) }
 
 func (d *daily) date(i int) time.Time { return d.t0.AddDate(0, 0, i) }
 
@@ -36,7 +36,7 @@ func smoothNDVI(obs []Obs, lambda float64, iters int) *daily {
 		if !finite(o.NDVI) {
 			continue
 		}
-		d := grid.Date(o.Date)
+		d := zarc.Day(o.Date)
 		if n == 0 || d.Before(first) {
 			first = d
 		}

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/spectral"
+	"github.com/manejo/manejo/zarc"
 )
 
 // soilField returns nCells cells read every 5 days over three agricultural
@@ -56,7 +56,7 @@ func TestAssessSoilFit(t *testing.T) {
 		{"soil NDTI set", true, Params{BareNDTI: DefaultSoil.NDTI}, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Assess(soilField(tc.bands), contract, declared, grid.Soja, tc.p)
+			c := Assess(soilField(tc.bands), contract, declared, zarc.Soja, tc.p)
 			if !c.OK {
 				t.Fatalf("C missing: %s", c.Reason)
 			}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Sources of a sowing date (seasons.parquet sowing_source).
@@ -18,7 +18,7 @@ const (
 type Sowing struct {
 	Date   time.Time // sowing day, UTC midnight
 	Source string    // SourceDeclared or SourceDetected
-	Crop   grid.Crop // main crop
+	Crop   zarc.Crop // main crop
 	// Confidence is 1 for declared dates; for detected ones the product of
 	// the cycle's amplitude (full at 0.4 NDVI), the clear observations
 	// around its green-up (full at 3 within ±25 days) and 0.6 when the
@@ -37,7 +37,7 @@ type Sowing struct {
 // window; the result is clamped into the window. When the series shows no
 // cycle it returns ErrNoCropCycle; when no cycle fits the window,
 // ErrNoMainCrop. It never guesses a date (IN 2/2025 item 2.2).
-func DetectSowing(obs []Obs, season Season, crop grid.Crop, p Params) (Sowing, error) {
+func DetectSowing(obs []Obs, season Season, crop zarc.Crop, p Params) (Sowing, error) {
 	p = p.withDefaults()
 	s := smoothNDVI(obs, p.Lambda, p.RobustIter)
 	if s == nil {
@@ -47,7 +47,7 @@ func DetectSowing(obs []Obs, season Season, crop grid.Crop, p Params) (Sowing, e
 	return sw, err
 }
 
-func detect(s *daily, season Season, crop grid.Crop, p Params) (Sowing, []Cycle, error) {
+func detect(s *daily, season Season, crop zarc.Crop, p Params) (Sowing, []Cycle, error) {
 	cs, main := seasonCycles(s, season, crop, p)
 	if len(cs) == 0 {
 		return Sowing{}, cs, fmt.Errorf("detect sowing %s: %w (no NDVI peak ≥ %.2f rising %.2f above its surroundings)",

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 )
 
 var (
@@ -66,7 +66,7 @@ func newSynthField(rng *rand.Rand, o synthOptions) synthField {
 func (f synthField) trueSowing(s Season) (time.Time, bool) {
 	for _, c := range f.sc.MainCycles() {
 		if s.Contains(c.Sowing) {
-			return grid.Date(c.Sowing), true
+			return zarc.Day(c.Sowing), true
 		}
 	}
 	return time.Time{}, false

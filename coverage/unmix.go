@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/spectral"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
@@ -112,7 +112,7 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 	inside := 0
 	var firstAfter time.Time // the first clear date on or after sowing
 	for _, o := range obs {
-		d := grid.Date(o.Date)
+		d := zarc.Day(o.Date)
 		if d.Before(lo) || !d.Before(hi) {
 			continue
 		}

@@ -5,12 +5,13 @@ import (
 	"math"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 )
 
 func ExampleBuild() {
 	// A 0.01° × 0.01° talhão near Sinop-MT (about 120.6 ha).
-	f := grid.Field{ID: "MT-SIN-900", Crop: grid.Soja, Geometry: orb.MultiPolygon{{{
+	f := grid.Field{ID: "MT-SIN-900", Crop: zarc.Soja, Geometry: orb.MultiPolygon{{{
 		{-55.60, -11.80}, {-55.59, -11.80}, {-55.59, -11.79}, {-55.60, -11.79}, {-55.60, -11.80},
 	}}}}
 	g, err := grid.Build(f, grid.Options{})

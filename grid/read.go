@@ -16,6 +16,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/geojson"
 )
@@ -297,7 +298,7 @@ func assemble(src string, recs []record, o ReadOptions) ([]Field, []error) {
 			fail(fmt.Errorf("no id (property %q)", o.IDField))
 			continue
 		}
-		f := Field{ID: id, Source: src, Crop: Soja}
+		f := Field{ID: id, Source: src, Crop: zarc.Soja}
 		switch g := r.geom.(type) {
 		case orb.Polygon:
 			f.Geometry = orb.MultiPolygon{g}
@@ -386,11 +387,11 @@ func setProps(f *Field, p map[string]any) error {
 	}
 	if v, ok := p["crop"]; ok && v != nil {
 		s, _ := v.(string)
-		switch Crop(strings.ToLower(strings.TrimSpace(s))) {
-		case Soja:
-			f.Crop = Soja
-		case Milho:
-			f.Crop = Milho
+		switch zarc.Crop(strings.ToLower(strings.TrimSpace(s))) {
+		case zarc.Soja:
+			f.Crop = zarc.Soja
+		case zarc.Milho:
+			f.Crop = zarc.Milho
 		case "":
 			if s != "" || !isEmpty(v) {
 				return fmt.Errorf("crop %v: want soja or milho", v)

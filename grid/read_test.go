@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 const demoTalhoes = "../testdata/demo/talhoes.geojson"
@@ -47,7 +49,7 @@ func TestReadDemo(t *testing.T) {
 			t.Errorf("%s: declarations not read", f.ID)
 		}
 	}
-	if fs[1].Crop != Milho || fs[0].Crop != Soja || len(fs[4].Geometry[0]) != 2 {
+	if fs[1].Crop != zarc.Milho || fs[0].Crop != zarc.Soja || len(fs[4].Geometry[0]) != 2 {
 		t.Errorf("crop/hole not read: %v %v, %d rings", fs[0].Crop, fs[1].Crop, len(fs[4].Geometry[0]))
 	}
 }
@@ -84,11 +86,11 @@ func TestReadGeoJSONFeatures(t *testing.T) {
 		t.Errorf("ids = %s, want A,42,F3,H", got)
 	}
 	a := fs[0]
-	if a.Crop != Milho || a.PlantioContorno == nil || *a.PlantioContorno != 1 || a.Terraceamento == nil || *a.Terraceamento != 0 ||
+	if a.Crop != zarc.Milho || a.PlantioContorno == nil || *a.PlantioContorno != 1 || a.Terraceamento == nil || *a.Terraceamento != 0 ||
 		a.CPFProdutor != "12345678909" || a.CNPJPropriedade != "12345678000195" || a.Source != path {
 		t.Errorf("talhão A = %+v", a)
 	}
-	if fs[3].Crop != Soja || len(fs[3].Geometry) != 1 {
+	if fs[3].Crop != zarc.Soja || len(fs[3].Geometry) != 1 {
 		t.Errorf("talhão H = %+v", fs[3])
 	}
 	want := []struct {
@@ -256,7 +258,7 @@ func FuzzParseGeoJSON(f *testing.F) {
 				t.Fatalf("empty or repeated id %q", fl.ID)
 			}
 			seen[fl.ID] = true
-			if fl.Crop != Soja && fl.Crop != Milho {
+			if fl.Crop != zarc.Soja && fl.Crop != zarc.Milho {
 				t.Fatalf("crop %q", fl.Crop)
 			}
 			a := AreaHa(fl.Geometry)

@@ -1,26 +1,15 @@
 package grid
 
 import (
-	"time"
-
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
-)
-
-// Crop names the main crop assessed for a talhão, as in the talhão property
-// `crop` and the declared sowing CSV.
-type Crop string
-
-// Crops covered by IN SPA/MAPA 2/2025 (soja) and Portaria 349/2026 (milho).
-const (
-	Soja  Crop = "soja"
-	Milho Crop = "milho"
 )
 
 // Field is one talhão: its perimeter in lon/lat (WGS84, RFC 7946 axis order)
 // and the attributes read from its properties.
 type Field struct {
 	ID       string           // from the id field (`--id-field`, default "id")
-	Crop     Crop             // main crop; Soja when absent
+	Crop     zarc.Crop        // main crop; zarc.Soja when absent
 	Geometry orb.MultiPolygon // lon/lat; a Polygon source becomes one member
 	Source   string           // file or URL it came from, for messages
 
@@ -74,11 +63,4 @@ type Grid struct {
 
 	// Flags are notes on the gridding, such as "fallback-centre".
 	Flags []string
-}
-
-// Date is a calendar date at UTC midnight, the unit of every time series in
-// manejo (scenes are dated by their acquisition day).
-func Date(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/tillage"
+	"github.com/manejo/manejo/zarc"
 )
 
 // fieldOut is everything one talhão contributes to the outputs.
@@ -270,7 +271,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 }
 
 // seasonRow converts one season's straw-cover reading into a row.
-func seasonRow(id string, crop grid.Crop, sc coverage.SeasonCover) export.SeasonRow {
+func seasonRow(id string, crop zarc.Crop, sc coverage.SeasonCover) export.SeasonRow {
 	row := export.SeasonRow{FieldID: id, Season: sc.Season.Label, Crop: string(crop), NCells: int32(sc.NCells), NObs: int32(sc.NObs), Reason: export.OptString(sc.Reason)}
 	if !sc.Sowing.Date.IsZero() {
 		row.SowingDate = export.OptDate(sc.Sowing.Date)
@@ -344,7 +345,7 @@ func cycleNumber(kind string) int32 {
 // cycleCrop names the crop of a cycle when it is known: the main crop of
 // the talhão for the 1ª safra; unknown otherwise (NDVI cannot tell maize
 // from millet).
-func cycleCrop(cy coverage.Cycle, crop grid.Crop) string {
+func cycleCrop(cy coverage.Cycle, crop zarc.Crop) string {
 	if cy.Main {
 		return string(crop)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 )
 
@@ -509,11 +510,11 @@ func (c *Catalog) Select(f grid.Field, from, to time.Time) []*Item {
 	fb := f.Geometry.Bound()
 	var out []*Item
 	for _, it := range c.Items {
-		d := grid.Date(it.Datetime)
-		if !from.IsZero() && d.Before(grid.Date(from)) {
+		d := zarc.Day(it.Datetime)
+		if !from.IsZero() && d.Before(zarc.Day(from)) {
 			continue
 		}
-		if !to.IsZero() && d.After(grid.Date(to)) {
+		if !to.IsZero() && d.After(zarc.Day(to)) {
 			continue
 		}
 		if !it.BBox.Intersects(fb) {

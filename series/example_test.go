@@ -6,6 +6,7 @@ import (
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 )
 
@@ -49,7 +50,7 @@ func ExampleSample() {
 	p := series.Profiles()["modis-13Q1-061"]
 	p.QAOptional = true
 	obs, st, err := series.Sample(ctx, cat, []grid.Grid{g}, series.Options{
-		From: grid.Date(cat.Items[0].Datetime), To: grid.Date(cat.Items[2].Datetime),
+		From: zarc.Day(cat.Items[0].Datetime), To: zarc.Day(cat.Items[2].Datetime),
 		Profiles: map[string]*series.Profile{"modis-13Q1-061": p},
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 )
 
@@ -283,7 +284,7 @@ func TestProfilesExactValues(t *testing.T) {
 				if !near(float64(o.NDVI), w.ndvi) || !near(float64(o.NDTI), w.ndti) || o.Mask != w.mask {
 					t.Errorf("cell %s: NDVI %v NDTI %v mask %q, want %v %v %q", o.CellID, o.NDVI, o.NDTI, o.Mask, w.ndvi, w.ndti, w.mask)
 				}
-				if want := grid.Date(mustTime("2024-10-05")); !o.Date.Equal(want) {
+				if want := zarc.Day(mustTime("2024-10-05")); !o.Date.Equal(want) {
 					t.Errorf("date %v, want %v", o.Date, want)
 				}
 			}

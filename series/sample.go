@@ -13,13 +13,14 @@ import (
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/zarc"
 	"golang.org/x/sync/errgroup"
 )
 
 // Obs is one observation of one cell on one date.
 type Obs struct {
 	FieldID, CellID string
-	Date            time.Time // calendar day, UTC midnight (grid.Date)
+	Date            time.Time // calendar day, UTC midnight (zarc.Day)
 	Collection      string
 	ItemID          string
 	// NDVI and NDTI, −1..1; NaN means no value (see Mask). NDTI is NaN for
@@ -281,7 +282,7 @@ func collapse(all []Obs) []Obs {
 func gaps(grids []grid.Grid, jobs []*sceneJob, all []Obs) map[string]Gap {
 	sceneDates := map[string]map[time.Time]bool{}
 	for _, j := range jobs {
-		d := grid.Date(j.item.Datetime)
+		d := zarc.Day(j.item.Datetime)
 		seen := map[int]bool{}
 		for _, c := range j.cells {
 			if seen[c.g] {
@@ -681,7 +682,7 @@ func outsideScene(roles []*role, n int) []MaskReason {
 // indices computes the observation of each cell from the bands read, and
 // counts the cells outside the scene.
 func indices(it *Item, p *Profile, roles []*role, mask []MaskReason, cells []cellRef, grids []grid.Grid, ss *sceneStats) []Obs {
-	date := grid.Date(it.Datetime)
+	date := zarc.Day(it.Datetime)
 	obs := make([]Obs, len(cells))
 	nan := float32(math.NaN())
 	for i, c := range cells {

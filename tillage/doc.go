@@ -27,6 +27,6 @@
 // (e.g. NDVI alone) used for comparison with bfast.
 //
 // Inputs: slices of Obs (date, NDVI, NDTI; NaN = no clear value). Outputs:
-// Break, Event, T values. Dates are calendar dates (grid.Date). The package
+// Break, Event, T values. Dates are calendar dates (zarc.Day). The package
 // is pure: it imports only the standard library (no files, GDAL or context).
 package tillage

@@ -12,6 +12,7 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 )
 
@@ -63,8 +64,8 @@ func New(tb testing.TB) Fixture {
 	d, dp := Day, DayPtr
 	var fx Fixture
 	fx.Fields = []grid.Field{
-		{ID: "MT-SIN-002", Crop: grid.Milho, CPFProdutor: "529.982.247-25", CNPJPropriedade: "11.222.333/0001-81", PlantioContorno: new(1), Terraceamento: new(0)},
-		{ID: "MT-SIN-001", Crop: grid.Soja, CPFProdutor: "123.456.789-00"}, // wrong check digits
+		{ID: "MT-SIN-002", Crop: zarc.Milho, CPFProdutor: "529.982.247-25", CNPJPropriedade: "11.222.333/0001-81", PlantioContorno: new(1), Terraceamento: new(0)},
+		{ID: "MT-SIN-001", Crop: zarc.Soja, CPFProdutor: "123.456.789-00"}, // wrong check digits
 	}
 	fx.Cells = []export.CellRow{
 		cellOf(tb, "MT-SIN-002", "r000c001", 0, 1, -55.612, -11.781),
