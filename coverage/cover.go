@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -161,7 +162,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
 	fit := p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean" &&
-		!p.NoSoilFit && p.Soil == (Endmember{}) && p.BareNDTI == 0
+		!p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
 	p = p.withDefaults()
 	if crop == "" {
 		crop = zarc.Soja

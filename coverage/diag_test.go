@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -260,7 +261,7 @@ func TestCoverDiagnostics(t *testing.T) {
 			so := f.f.sc.Soil
 			tn := (so.SWIR1 - so.SWIR2) / (so.SWIR1 + so.SWIR2)
 			fitErr += math.Abs(p.Soil.NDTI - tn)
-			defErr += math.Abs(DefaultSoil.NDTI - tn)
+			defErr += math.Abs(spectral.Soil.NDTI - tn)
 		}
 		fitted[f] = p
 	}
@@ -273,7 +274,7 @@ func TestCoverDiagnostics(t *testing.T) {
 	evalDiag(t, "unmix, oracle soil endmember", fields, func(c []Obs, sow time.Time, f *diagField) (float64, bool) {
 		p := base
 		so := f.f.sc.Soil
-		p.Soil = Endmember{NDVI: (so.NIR - so.Red) / (so.NIR + so.Red), NDTI: (so.SWIR1 - so.SWIR2) / (so.SWIR1 + so.SWIR2), VNIR: so.NIR + so.Red, SWIR: so.SWIR1 + so.SWIR2}
+		p.Soil = spectral.Endmember{NDVI: (so.NIR - so.Red) / (so.NIR + so.Red), NDTI: (so.SWIR1 - so.SWIR2) / (so.SWIR1 + so.SWIR2), VNIR: so.NIR + so.Red, SWIR: so.SWIR1 + so.SWIR2}
 		v, _, ok := cellCover(c, sow, p, nil)
 		return v, ok
 	}, false)
@@ -333,7 +334,7 @@ func TestCoverDiagnostics(t *testing.T) {
 // talhaoUnmix: per date, the median over cells of the unmixed straw
 // fraction, then the time mean.
 func talhaoUnmix(cells [][]Obs, sow time.Time, p Params) (float64, bool) {
-	u, _ := newUnmixer(p.Green, p.Straw, p.Soil)
+	u, _ := spectral.New(p.Green, p.Straw, p.Soil)
 	from := sow.AddDate(0, 0, -p.WindowDays)
 	by := map[time.Time][]float64{}
 	for _, c := range cells {
@@ -382,7 +383,7 @@ func talhaoUnmix(cells [][]Obs, sow time.Time, p Params) (float64, bool) {
 // lowest. ok is false otherwise (no-till fields that are never bare keep
 // the default).
 func fieldSoilNDTI(med []Obs, p Params, bareStraw float64, minBare int) (float64, bool) {
-	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
+	u, ok := spectral.New(p.Green, p.Straw, p.Soil)
 	if !ok {
 		return math.NaN(), false
 	}

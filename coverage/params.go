@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -63,9 +64,9 @@ type Params struct {
 
 	// Unmixing (the "unmix" estimator). Green, Straw and Soil are the
 	// endmembers each reading is unmixed into; zero values take
-	// DefaultGreen, DefaultStraw and DefaultSoil, with the soil and straw
+	// spectral.Green, spectral.Straw and spectral.Soil, with the soil and straw
 	// NDTI replaced by BareNDTI and StrawNDTI when those are set.
-	Green, Straw, Soil Endmember
+	Green, Straw, Soil spectral.Endmember
 	// Outside is how far (fraction units) a reading may lie outside the
 	// endmember triangle before it is taken as unflagged haze or water and
 	// dropped; default 0.2.
@@ -89,7 +90,7 @@ type Params struct {
 	// when at least MinSoilFitObs readings of the talhão carry all four
 	// reflectances (Obs.Red..SWIR2) and neither Soil nor BareNDTI is set,
 	// Assess replaces the Soil endmember by the talhão's own soil, fitted
-	// from those reflectances (spectral.FitSoil: DefaultSoilSpectrum scaled in
+	// from those reflectances (spectral.FitSoil: spectral.SoilSpectrum scaled in
 	// brightness and in SWIR1; docs/coverage.md).
 	NoSoilFit bool
 }
@@ -151,20 +152,20 @@ func (p Params) withDefaults() Params {
 	def(&p.Lambda, DefaultLambda)
 	def(&p.MinAmplitude, DefaultMinAmplitude)
 	def(&p.MinPeak, DefaultMinPeak)
-	if p.Soil == (Endmember{}) {
-		p.Soil = DefaultSoil
+	if p.Soil == (spectral.Endmember{}) {
+		p.Soil = spectral.Soil
 		if p.BareNDTI != 0 {
 			p.Soil.NDTI = p.BareNDTI
 		}
 	}
-	if p.Straw == (Endmember{}) {
-		p.Straw = DefaultStraw
+	if p.Straw == (spectral.Endmember{}) {
+		p.Straw = spectral.Straw
 		if p.StrawNDTI != 0 {
 			p.Straw.NDTI = p.StrawNDTI
 		}
 	}
-	if p.Green == (Endmember{}) {
-		p.Green = DefaultGreen
+	if p.Green == (spectral.Endmember{}) {
+		p.Green = spectral.Green
 	}
 	def(&p.Outside, DefaultOutside)
 	def(&p.HazeGreen, DefaultHazeGreen)
@@ -264,7 +265,7 @@ func (p Params) Validate() error {
 		return bad("Outside %v and HazeGreen %v must be ≥ 0", p.Outside, p.HazeGreen)
 	}
 	if p.Estimator == "unmix" {
-		if _, ok := newUnmixer(p.Green, p.Straw, p.Soil); !ok {
+		if _, ok := spectral.New(p.Green, p.Straw, p.Soil); !ok {
 			return bad("Green %+v, Straw %+v, Soil %+v: endmembers need finite indices, positive VNIR and SWIR, and must not be collinear in (NDVI, NDTI)", p.Green, p.Straw, p.Soil)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -264,7 +265,7 @@ func TestFractionsRoundTrip(t *testing.T) {
 		t.Errorf("Fractions(NaN) = %v, want NaN", g)
 	}
 	// The endmembers' own indices.
-	for _, e := range []Endmember{DefaultGreen, DefaultStraw, DefaultSoil} {
+	for _, e := range []spectral.Endmember{spectral.Green, spectral.Straw, spectral.Soil} {
 		if !(e.NDVI > -1 && e.NDVI < 1 && e.NDTI > -1 && e.NDTI < 1) {
 			t.Errorf("endmember %+v out of range", e)
 		}
@@ -455,8 +456,8 @@ func TestParamsValidate(t *testing.T) {
 	}{
 		{"endmembers swapped", Params{BareNDTI: 0.3, StrawNDTI: 0.1}, "StrawNDTI"},
 		{"estimator", Params{Estimator: "mode"}, "Estimator"},
-		{"collinear endmembers", Params{Green: Endmember{NDVI: 0.2, NDTI: 0.2, VNIR: 0.4, SWIR: 0.5}, Straw: Endmember{NDVI: 0.3, NDTI: 0.3, VNIR: 0.4, SWIR: 0.5}, Soil: Endmember{NDVI: 0.1, NDTI: 0.1, VNIR: 0.3, SWIR: 0.5}}, "collinear"},
-		{"dark endmember", Params{Green: Endmember{NDVI: 0.8, NDTI: 0.3}}, "positive VNIR"},
+		{"collinear endmembers", Params{Green: spectral.Endmember{NDVI: 0.2, NDTI: 0.2, VNIR: 0.4, SWIR: 0.5}, Straw: spectral.Endmember{NDVI: 0.3, NDTI: 0.3, VNIR: 0.4, SWIR: 0.5}, Soil: spectral.Endmember{NDVI: 0.1, NDTI: 0.1, VNIR: 0.3, SWIR: 0.5}}, "collinear"},
+		{"dark endmember", Params{Green: spectral.Endmember{NDVI: 0.8, NDTI: 0.3}}, "positive VNIR"},
 		{"haze gate", Params{HazeGreen: -0.1}, "HazeGreen"},
 		{"green-up", Params{GreenUp: 1.5}, "GreenUp"},
 		{"window days", Params{WindowDays: -3}, "WindowDays"},

@@ -11,11 +11,11 @@ import (
 // soilField returns nCells cells read every 5 days over three agricultural
 // years, every reading 5 % green, 40 % straw and 55 % of a soil darker
 // (×0.93) and with more SWIR1 (×1.03, NDTI 0.066 against the default
-// 0.053) than DefaultSoilSpectrum; with or without the reflectances.
+// 0.053) than spectral.SoilSpectrum; with or without the reflectances.
 func soilField(withBands bool) [][]Obs {
-	d := DefaultSoilSpectrum
+	d := spectral.SoilSpectrum
 	soil := spectral.Spectrum{Red: d.Red * 0.93, NIR: d.NIR * 0.93, SWIR1: d.SWIR1 * 0.93 * 1.03, SWIR2: d.SWIR2 * 0.93}
-	g, s := DefaultGreenSpectrum, DefaultStrawSpectrum
+	g, s := spectral.GreenSpectrum, spectral.StrawSpectrum
 	r := spectral.Spectrum{
 		Red:   0.05*g.Red + 0.4*s.Red + 0.55*soil.Red,
 		NIR:   0.05*g.NIR + 0.4*s.NIR + 0.55*soil.NIR,
@@ -53,7 +53,7 @@ func TestAssessSoilFit(t *testing.T) {
 		{"reflectances", true, Params{}, true, 0.2},
 		{"indices only", false, Params{}, false, 0},
 		{"fit off", true, Params{NoSoilFit: true}, false, 0},
-		{"soil NDTI set", true, Params{BareNDTI: DefaultSoil.NDTI}, false, 0},
+		{"soil NDTI set", true, Params{BareNDTI: spectral.Soil.NDTI}, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Assess(soilField(tc.bands), contract, declared, zarc.Soja, tc.p)

@@ -10,32 +10,6 @@ import (
 	"github.com/manejo/manejo/zarc"
 )
 
-// Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
-// and band brightness.
-type Endmember = spectral.Endmember
-
-// Default endmembers: typical Sentinel-2/Landsat surface reflectances of a
-// closed soybean/maize canopy, dry crop straw and a dry red oxisol
-// (Latossolo Vermelho), after Daughtry et al. 2005, van Deventer et al. 1997
-// and Zheng et al. 2012 — the spectra internal/pheno simulates:
-// green red 0.035 NIR 0.45 SWIR1 0.22 SWIR2 0.10; straw 0.16 0.24 0.36 0.22;
-// soil 0.14 0.19 0.30 0.27 (NDVI 0.856 / 0.200 / 0.152, NDTI 0.375 /
-// 0.241 / 0.053). Params.BareNDTI and StrawNDTI, when set, replace the
-// soil's and the straw's NDTI.
-var (
-	DefaultGreen = Endmember{NDVI: 0.415 / 0.485, NDTI: 0.12 / 0.32, VNIR: 0.485, SWIR: 0.32}
-	DefaultStraw = Endmember{NDVI: 0.08 / 0.40, NDTI: 0.14 / 0.58, VNIR: 0.40, SWIR: 0.58}
-	DefaultSoil  = Endmember{NDVI: 0.05 / 0.33, NDTI: 0.03 / 0.57, VNIR: 0.33, SWIR: 0.57}
-)
-
-// The default endmembers as surface reflectance spectra (the same
-// sources); the talhão soil fit starts from DefaultSoilSpectrum.
-var (
-	DefaultGreenSpectrum = spectral.Spectrum{Red: 0.035, NIR: 0.45, SWIR1: 0.22, SWIR2: 0.10}
-	DefaultStrawSpectrum = spectral.Spectrum{Red: 0.16, NIR: 0.24, SWIR1: 0.36, SWIR2: 0.22}
-	DefaultSoilSpectrum  = spectral.Spectrum{Red: 0.14, NIR: 0.19, SWIR1: 0.30, SWIR2: 0.27}
-)
-
 // spectrum returns o's reflectances.
 func (o Obs) spectrum() spectral.Spectrum {
 	return spectral.Spectrum{Red: o.Red, NIR: o.NIR, SWIR1: o.SWIR1, SWIR2: o.SWIR2}
@@ -74,13 +48,7 @@ func fitSoil(cells [][]Obs, p Params) (spectral.SoilFit, bool) {
 			}
 		}
 	}
-	return spectral.FitSoil(DefaultGreenSpectrum, DefaultStrawSpectrum, DefaultSoilSpectrum, rs, MinSoilFitObs)
-}
-
-// newUnmixer returns the unmixer of three endmembers; false when they
-// cannot be unmixed.
-func newUnmixer(green, straw, soil Endmember) (spectral.Unmixer, bool) {
-	return spectral.New(green, straw, soil)
+	return spectral.FitSoil(spectral.GreenSpectrum, spectral.StrawSpectrum, spectral.SoilSpectrum, rs, MinSoilFitObs)
 }
 
 // unmixCover is the "unmix" estimator of cellCover. Each reading with
@@ -102,7 +70,7 @@ func newUnmixer(green, straw, soil Endmember) (spectral.Unmixer, bool) {
 // straw that appears only after sowing happened before it, inside the
 // window.
 func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
-	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
+	u, ok := spectral.New(p.Green, p.Straw, p.Soil)
 	if !ok {
 		return math.NaN(), 0, false
 	}
@@ -200,7 +168,7 @@ func timeMean(t, vals []float64, w int) float64 {
 // outside it. NaNs for NaN input or collinear endmembers.
 func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 	p = p.withDefaults()
-	u, ok := newUnmixer(p.Green, p.Straw, p.Soil)
+	u, ok := spectral.New(p.Green, p.Straw, p.Soil)
 	if !ok || !finite(ndvi) || !finite(ndti) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
@@ -213,7 +181,7 @@ func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 func (p Params) Mix(green, straw, soil float64) (ndvi, ndti float64) {
 	p = p.withDefaults()
 	var vd, vs, td, ts float64
-	for i, e := range [3]Endmember{p.Green, p.Straw, p.Soil} {
+	for i, e := range [3]spectral.Endmember{p.Green, p.Straw, p.Soil} {
 		f := [3]float64{green, straw, soil}[i]
 		vs += f * e.VNIR
 		vd += f * e.VNIR * e.NDVI

@@ -1,8 +1,3 @@
-// Package unmix splits a reading's NDVI and NDTI into the fractions of green
-// canopy, crop straw and bare soil it is made of: linear spectral mixing of
-// three endmembers, solved in index space. tillage uses it to see soil
-// exposed by revolving; coverage uses it to read straw cover through young
-// weeds. Pure: standard library only.
 package spectral
 
 import "math"

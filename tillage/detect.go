@@ -58,14 +58,9 @@ type Params struct {
 	PersistObs int
 
 	// Soil, Straw and Green are the endmembers each clear observation is
-	// unmixed into (bare oxisol, dry crop straw, green canopy). Defaults are
-	// typical Sentinel-2/Landsat surface reflectances (Daughtry et al. 2005,
-	// van Deventer et al. 1997, Zheng et al. 2012; the spectra
-	// internal/pheno uses): soil NDVI 0.152 / NDTI 0.053, straw 0.20 / 0.241,
-	// green 0.856 / 0.375, inside the usual ranges (oxisol NDVI 0.15–0.25,
-	// NDTI 0.00–0.07; straw 0.15–0.30, 0.15–0.30; canopy 0.75–0.90,
-	// 0.30–0.40).
-	Soil, Straw, Green Endmember
+	// unmixed into (bare oxisol, dry crop straw, green canopy). Defaults:
+	// the reference set spectral.Soil, spectral.Straw and spectral.Green.
+	Soil, Straw, Green spectral.Endmember
 	// BareSoilMin is the soil-fraction gate (0..1) for a break that follows
 	// a canopy (green ≥ 0.2 within 45 days): harvest, desiccation and weed
 	// dry-out expose soil too, so only bare soil counts then. Default 0.7.
@@ -111,9 +106,9 @@ func DefaultParams() Params {
 		PreWindowDays:   30,
 		ConfirmObs:      1,
 		PersistObs:      5,
-		Soil:            Endmember{NDVI: 0.152, NDTI: 0.053, VNIR: 0.33, SWIR: 0.57},
-		Straw:           Endmember{NDVI: 0.20, NDTI: 0.241, VNIR: 0.40, SWIR: 0.58},
-		Green:           Endmember{NDVI: 0.856, NDTI: 0.375, VNIR: 0.485, SWIR: 0.32},
+		Soil:            spectral.Soil,
+		Straw:           spectral.Straw,
+		Green:           spectral.Green,
 		BareSoilMin:     0.7,
 		ExposedMin:      0.65,
 		MaxGreen:        0.25,
@@ -187,10 +182,6 @@ type Break struct {
 	// after.
 	PreLevel, PostLevel float64
 }
-
-// Endmember is an unmixing endmember (see internal/unmix): its NDVI, NDTI
-// and band brightness.
-type Endmember = spectral.Endmember
 
 // newUnmixer returns the unmixer of p's endmembers; false when they cannot
 // be unmixed.

@@ -7,13 +7,8 @@ import (
 	"sort"
 	"testing"
 	"time"
-)
 
-// Endmember indices of the scenarios below (pheno / literature values).
-var (
-	soilIdx  = [2]float64{0.152, 0.053}
-	strawIdx = [2]float64{0.20, 0.241}
-	greenIdx = [2]float64{0.856, 0.375}
+	"github.com/manejo/manejo/spectral"
 )
 
 // series builds 5-day observations from start with the (NDVI, NDTI) given
@@ -28,17 +23,14 @@ func series(start time.Time, n int, sd float64, f func(i int) [2]float64) []Obs 
 	return out
 }
 
-// mix returns the indices of a mixture, weighting by band brightness as
-// Params.Green/Straw/Soil describe (exact for the default endmembers).
+// mix returns the indices of a mixture of the default endmembers, weighting
+// by band brightness as Params.Green/Straw/Soil describe.
 func mix(g, s float64) [2]float64 {
 	p := DefaultParams()
 	b := 1 - g - s
-	w := func(e Endmember) (float64, float64) { return e.VNIR, e.SWIR }
-	gv, gs := w(p.Green)
-	sv, ss := w(p.Straw)
-	bv, bs := w(p.Soil)
-	ndvi := (g*gv*greenIdx[0] + s*sv*strawIdx[0] + b*bv*soilIdx[0]) / (g*gv + s*sv + b*bv)
-	ndti := (g*gs*greenIdx[1] + s*ss*strawIdx[1] + b*bs*soilIdx[1]) / (g*gs + s*ss + b*bs)
+	gr, st, so := p.Green, p.Straw, p.Soil
+	ndvi := (g*gr.VNIR*gr.NDVI + s*st.VNIR*st.NDVI + b*so.VNIR*so.NDVI) / (g*gr.VNIR + s*st.VNIR + b*so.VNIR)
+	ndti := (g*gr.SWIR*gr.NDTI + s*st.SWIR*st.NDTI + b*so.SWIR*so.NDTI) / (g*gr.SWIR + s*st.SWIR + b*so.SWIR)
 	return [2]float64{ndvi, ndti}
 }
 
@@ -222,7 +214,7 @@ func TestParamsValidate(t *testing.T) {
 		{"ExposedMin", func(p *Params) { p.ExposedMin = 0.9 }},
 		{"MinCellFraction", func(p *Params) { p.MinCellFraction = 0 }},
 		{"collinear endmembers", func(p *Params) {
-			p.Straw = Endmember{NDVI: 0.5, NDTI: 0.2, VNIR: 0.4, SWIR: 0.5}
+			p.Straw = spectral.Endmember{NDVI: 0.5, NDTI: 0.2, VNIR: 0.4, SWIR: 0.5}
 			p.Soil.NDVI, p.Soil.NDTI = 0.2, 0.2
 			p.Green.NDVI, p.Green.NDTI = 0.8, 0.2
 		}},
