@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // Obs is one satellite observation of a scenario.
@@ -45,7 +47,7 @@ func CloudProb(d time.Time) float64 { return cloudByMonth[d.Month()-1] }
 // Revisit returns the pass dates from start to end, every days days.
 func Revisit(start, end time.Time, days int) []time.Time {
 	var out []time.Time
-	for d := day(start); !d.After(day(end)); d = d.AddDate(0, 0, days) {
+	for d := zarc.Day(start); !d.After(zarc.Day(end)); d = d.AddDate(0, 0, days) {
 		out = append(out, d)
 	}
 	return out
@@ -73,7 +75,7 @@ func (s *Scenario) Observe(rng *rand.Rand, dates []time.Time, o ObsOptions) []Ob
 			SWIR1: math.Max(0.001, r.SWIR1*k+o.Noise*rng.NormFloat64()),
 			SWIR2: math.Max(0.001, r.SWIR2*k+o.Noise*rng.NormFloat64()),
 		}
-		obs := Obs{Date: day(d), R: r}
+		obs := Obs{Date: zarc.Day(d), R: r}
 		switch {
 		case rng.Float64() < math.Min(0.98, CloudProb(d)*o.CloudScale):
 			obs.Cloud = true

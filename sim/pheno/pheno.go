@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // Reflectance is a surface reflectance (0..1) in the four bands manejo uses:
@@ -39,11 +41,11 @@ var (
 
 // Crop kinds used in cycles.
 const (
-	Soja      = "soja"      // soybean, main (summer) crop
-	Milho     = "milho"     // maize as the main (summer) crop
-	Safrinha  = "milho-2a"  // second-crop maize (safrinha), sown after soybean
-	Cobertura = "cobertura" // cover crop (millet, brachiaria), desiccated before the next sowing
-	Pousio    = "pousio"    // fallow weeds / volunteer plants, desiccated or dried out
+	Soja      = string(zarc.Soja)  // soybean, main (summer) crop
+	Milho     = string(zarc.Milho) // maize as the main (summer) crop
+	Safrinha  = "milho-2a"         // second-crop maize (safrinha), sown after soybean
+	Cobertura = "cobertura"        // cover crop (millet, brachiaria), desiccated before the next sowing
+	Pousio    = "pousio"           // fallow weeds / volunteer plants, desiccated or dried out
 )
 
 // Cycle is one crop (or weed) cycle on the field.
@@ -81,13 +83,8 @@ type Scenario struct {
 	green, dry, straw []float64
 }
 
-func day(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
 func (s *Scenario) index(d time.Time) int {
-	return int(day(d).Sub(s.Start).Hours() / 24)
+	return int(zarc.Day(d).Sub(s.Start).Hours() / 24)
 }
 
 // Fractions returns the fractions of the pixel covered on day d by green
@@ -122,7 +119,7 @@ func (s *Scenario) Reflectance(d time.Time) Reflectance {
 func (s *Scenario) StrawPct(from, to time.Time) float64 {
 	var sum float64
 	n := 0
-	for d := day(from); d.Before(day(to)); d = d.AddDate(0, 0, 1) {
+	for d := zarc.Day(from); d.Before(zarc.Day(to)); d = d.AddDate(0, 0, 1) {
 		_, st, _ := s.Fractions(d)
 		sum += st
 		n++
@@ -186,8 +183,8 @@ func addDays(t time.Time, d float64) time.Time { return t.AddDate(0, 0, int(math
 func Random(rng *rand.Rand, start, end time.Time, o Options) *Scenario {
 	o = o.withDefaults()
 	s := &Scenario{
-		Start:     day(start),
-		End:       day(end),
+		Start:     zarc.Day(start),
+		End:       zarc.Day(end),
 		initStraw: uniform(rng, 0.3, 0.8),
 		halfLife: map[string]float64{
 			Soja: uniform(rng, 60, 90), Milho: uniform(rng, 120, 170), Safrinha: uniform(rng, 120, 170),
