@@ -17,6 +17,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 )
 
@@ -211,14 +212,6 @@ func peakRSSMB() float64 {
 		return math.NaN()
 	}
 	return float64(ru.Maxrss) / 1024
-}
-
-// cpuTime is the user+system CPU time of this process (all threads, GDAL
-// included): on a shared machine it is steadier than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var childCPUSeen time.Duration
@@ -418,10 +411,10 @@ func benchSample(b *testing.B, bp benchParams, plain bool) {
 					m[k] = time.Duration(math.MaxInt64)
 				}
 				timed := func(f func(), wall, cpu *time.Duration) {
-					c0, w0 := cpuTime(), time.Now()
+					c0, w0 := testkit.CPUTime(), time.Now()
 					f()
 					*wall = min(*wall, time.Since(w0))
-					*cpu = min(*cpu, cpuTime()-c0)
+					*cpu = min(*cpu, testkit.CPUTime()-c0)
 				}
 				for r := 0; r < rounds; r++ {
 					timed(func() { boundBlocks(b, bt, len(bt.dates)) }, &m[0], &m[1])
@@ -460,10 +453,10 @@ func benchSample(b *testing.B, bp benchParams, plain bool) {
 			plainGDAL(b, bt, nd)
 			tp += time.Since(s)
 			cp += childCPUTime() // the gdallocationinfo processes
-			s, c := time.Now(), cpuTime()
+			s, c := time.Now(), testkit.CPUTime()
 			sampleBench(b, cat, bt, 1, to)
 			ts += time.Since(s)
-			cs += cpuTime() - c
+			cs += testkit.CPUTime() - c
 		}
 		b.ReportMetric(tp.Seconds()/ts.Seconds(), "plain/sample")
 		b.ReportMetric(cp.Seconds()/cs.Seconds(), "plain/sample-cpu")

@@ -8,14 +8,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/airbusgeo/godal"
 	"github.com/paulmach/orb"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 )
 
 // BenchmarkHorn measures the pure Horn kernel on square windows.
@@ -99,7 +98,7 @@ func BenchmarkFields10k(b *testing.B) {
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0 := testkit.CPUTime()
 			b.ResetTimer()
 			for b.Loop() {
 				var wg sync.WaitGroup
@@ -124,16 +123,7 @@ func BenchmarkFields10k(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*nFields), "ns/talhão")
 			// Process CPU time per talhão: robust to a shared, loaded machine
 			// where wall time also counts other people's work.
-			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N*nFields), "cpu-ns/talhão")
+			b.ReportMetric(float64((testkit.CPUTime()-cpu0).Nanoseconds())/float64(b.N*nFields), "cpu-ns/talhão")
 		})
 	}
-}
-
-// cpuTime returns the user+system CPU time of this process so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

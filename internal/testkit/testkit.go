@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Near reports whether a and b differ by at most tol (an absolute
@@ -78,4 +80,15 @@ func Columns(header []string) map[string]int {
 		col[h] = i
 	}
 	return col
+}
+
+// CPUTime is the user+system CPU time of this process so far (all threads,
+// GDAL's included): on a shared machine a benchmark's CPU time is steadier
+// than its wall time. It is 0 where getrusage fails.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -32,3 +32,14 @@ func TestHashTreeAndCSV(t *testing.T) {
 		t.Errorf("ReadCSV = %v", recs)
 	}
 }
+
+func TestCPUTime(t *testing.T) {
+	a := CPUTime()
+	x := 0
+	for i := range 10_000_000 {
+		x ^= i
+	}
+	if b := CPUTime(); a <= 0 || b < a {
+		t.Errorf("CPUTime: %v then %v (x=%d)", a, b, x)
+	}
+}
