@@ -3,7 +3,6 @@ package export_test
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 	"github.com/paulmach/orb/planar"
@@ -108,15 +108,7 @@ func TestRealCellsGeoParquet(t *testing.T) {
 // point near Sinop (2000–2017) and reads them back with arrow-go exactly.
 func TestRealNDVISeries(t *testing.T) {
 	p := filepath.Join("..", "testdata", "realdata", "sits-mt-labelled-timeseries", "point_mt_6bands_series.csv")
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testkit.ReadCSV(t, p)
 	var rows []export.ObsRow
 	for _, r := range recs[1:] {
 		day, err := export.ParseDate(r[1])

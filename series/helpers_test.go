@@ -168,8 +168,6 @@ func sampleDir(t testing.TB, path string, grids []grid.Grid, o Options) ([]Obs, 
 	return obs, st
 }
 
-func f64(v float64) *float64 { return &v }
-
 func rel(t testing.TB, dir, p string) string {
 	r, err := filepath.Rel(dir, p)
 	if err != nil {

@@ -365,9 +365,9 @@ func TestAssetRadiometry(t *testing.T) {
 		{"baseline N0510", "N0510", nil, Asset{}, 0.0001, -0.1},
 		{"baseline 05.10 applied false", "05.10", &fa, Asset{}, 0.0001, -0.1},
 		{"baseline 05.10 applied true", "05.10", &tr, Asset{}, 0.0001, 0},
-		{"raster:bands offset wins", "05.10", nil, Asset{Scale: f64(0.0001), Offset: f64(-0.1)}, 0.0001, -0.1},
-		{"raster:bands offset 0 wins", "05.10", nil, Asset{Scale: f64(0.0001), Offset: f64(0)}, 0.0001, 0},
-		{"raster:bands scale only keeps the rule", "05.10", nil, Asset{Scale: f64(0.0002)}, 0.0002, -0.2},
+		{"raster:bands offset wins", "05.10", nil, Asset{Scale: new(0.0001), Offset: new(-0.1)}, 0.0001, -0.1},
+		{"raster:bands offset 0 wins", "05.10", nil, Asset{Scale: new(0.0001), Offset: new(0.0)}, 0.0001, 0},
+		{"raster:bands scale only keeps the rule", "05.10", nil, Asset{Scale: new(0.0002)}, 0.0002, -0.2},
 		{"no baseline", "", nil, Asset{}, 0.0001, 0},
 	}
 	for _, tc := range cases {

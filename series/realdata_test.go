@@ -2,7 +2,6 @@ package series
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 )
 
@@ -111,15 +111,7 @@ func TestRealSTACItems(t *testing.T) {
 
 // sinopPoints reads the labelled points 1–12 of samples_sinop_crop.csv.
 func sinopPoints(t *testing.T) []orb.Point {
-	f, err := os.Open(filepath.Join(needRealdata(t, "sits-sinop-mod13q1"), "samples_sinop_crop.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := testkit.ReadCSV(t, filepath.Join(needRealdata(t, "sits-sinop-mod13q1"), "samples_sinop_crop.csv"))
 	var pts []orb.Point
 	for _, r := range recs[1:13] {
 		lon, _ := strconv.ParseFloat(r[1], 64)
