@@ -1,15 +1,19 @@
 package classify
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/manejo/manejo/zarc"
+)
 
 // BenchmarkClassify measures one talhão with a seven-crop history: the CLI
 // and the worker classify one talhão per call.
 func BenchmarkClassify(b *testing.B) {
 	in := Input{
-		FieldID: "b", Crop: Soja,
-		CTC: Float(8), VPct: Float(60), Ca: Float(2), MPct: Float(12),
-		TYears: Float(10), CPct: Float(95), SlopePct: Float(4), ContourPct: Float(60),
-		EffectiveDepthCm: Float(100), History: richHistory(b),
+		FieldID: "b", Crop: zarc.Soja,
+		CTC: new(8.0), VPct: new(60.0), Ca: new(2.0), MPct: new(12.0),
+		TYears: new(10.0), CPct: new(95.0), SlopePct: new(4.0), ContourPct: new(60.0),
+		EffectiveDepthCm: new(100.0), History: richHistory(b),
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -5,17 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
-)
 
-// Crop is the main crop assessed. Its values are those of Crop
-// ("soja", "milho"); the pipeline converts with Crop(field.Crop). classify
-// does not import grid so that it stays a leaf package.
-type Crop string
-
-// Main crops covered: soybean (IN SPA/MAPA 2/2025) and maize (Portaria 349/2026, 2.1).
-const (
-	Soja  Crop = "soja"
-	Milho Crop = "milho"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Sentinel errors of Classify.
@@ -57,21 +48,21 @@ const (
 // portaria: soybean 60 cm (Portaria SPA/MAPA 206/2026, annex 1.9.3). Maize
 // has none (ok false): its ZARC portaria is not among the texts this tool
 // implements, so Ze must be given in Input.ZeCm.
-func DefaultZe(crop Crop) (cm float64, ok bool) {
-	if crop == Soja {
+func DefaultZe(crop zarc.Crop) (cm float64, ok bool) {
+	if crop == zarc.Soja {
 		return 60, true
 	}
 	return 0, false
 }
 
 // Float returns a pointer to v, for the optional fields of Input.
-func Float(v float64) *float64 { return &v }
+func new(v float64) *float64 { return &v }
 
 // Input holds everything the classification of one talhão needs. A nil
 // pointer is a value not measured or not informed.
 type Input struct {
 	FieldID string
-	Crop    Crop // main crop assessed, soja or milho; "" means soja
+	Crop    zarc.Crop // main crop assessed, soja or milho; "" means soja
 
 	// Soil analysis (IN 2.1 I–III).
 	CTC  *float64 // CTC at pH 7,0 in 0–20 cm, cmolc dm⁻³ (chooses the V% row)
@@ -93,7 +84,7 @@ type Input struct {
 	History []Planting
 	// Years are the agricultural years D looks at; nil → the three ending
 	// at the latest year of History.
-	Years []AgriYear
+	Years []zarc.AgriYear
 
 	// Notes are remarks on an input by indicator key (v_pct, ca, m_pct, t,
 	// c, d), such as why the remote-sensing stage could not measure it; they
@@ -127,7 +118,7 @@ type Rule struct {
 // Result is the preview of one talhão's management level and its explanation.
 type Result struct {
 	FieldID string
-	Crop    Crop
+	Crop    zarc.Crop
 	// Level is the management level 1–4, or 0 when the talhão is not
 	// classifiable (missing data, IN 2.2, or an effective depth below Ze,
 	// Portaria 349 3.4).
@@ -222,9 +213,9 @@ func ctcClass(ctc float64) string {
 func Classify(in Input) (Result, error) {
 	crop := in.Crop
 	if crop == "" {
-		crop = Soja
+		crop = zarc.Soja
 	}
-	if crop != Soja && crop != Milho {
+	if crop != zarc.Soja && crop != zarc.Milho {
 		return Result{}, fmt.Errorf("classify talhão %q: crop %q: %w", in.FieldID, in.Crop, ErrCrop)
 	}
 	if err := in.validate(); err != nil {
@@ -266,8 +257,8 @@ func Classify(in Input) (Result, error) {
 		v,
 		numeric("ca", "Ca", "cmolc dm⁻³", "IN 2.1 II, Tabela 1 row 2", in.Ca, CaLevel),
 		numeric("m_pct", "m%", "%", "IN 2.1 III, Tabela 1 row 3", in.MPct, MLevel),
-		numeric("t", "T", "years", "IN 2.1 IV, Tabela 1 row 4", in.TYears, TLevel),
-		numeric("c", "C", "%", "IN 2.1 V, Tabela 1 row 5", in.CPct, CLevel),
+		numeric("t", "T", "years", "IN 2.1 IV, Tabela 1 row 4", in.TYears, zarc.TLevel),
+		numeric("c", "C", "%", "IN 2.1 V, Tabela 1 row 5", in.CPct, zarc.CLevel),
 		d,
 	}
 	var missing []string
@@ -335,11 +326,11 @@ func Classify(in Input) (Result, error) {
 		fire(RuleConsecutive, 1, "%s", txt)
 	}
 	switch crop {
-	case Soja:
+	case zarc.Soja:
 		if txt := onlyNeighbours(seq, isSoja, "fabaceae"); txt != "" {
 			fire(RuleLegumes, 2, "only legumes (Fabaceae) before/after soja: %s", txt)
 		}
-	case Milho:
+	case zarc.Milho:
 		if txt := onlyNeighbours(seq, isMilho, "poaceae"); txt != "" {
 			fire(RulePoaceae, 2, "only grasses (Poaceae) before/after milho: %s", txt)
 		}
@@ -387,8 +378,8 @@ func settle(mean int, fired []Rule) (level int, rules []Rule, deciding string) {
 	return level, fired, deciding
 }
 
-func yearSet(ys []AgriYear) map[AgriYear]bool {
-	m := make(map[AgriYear]bool, len(ys))
+func yearSet(ys []zarc.AgriYear) map[zarc.AgriYear]bool {
+	m := make(map[zarc.AgriYear]bool, len(ys))
 	for _, y := range ys {
 		m[y] = true
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // best returns an input at level 4 on every indicator (Mi = 4, NM4) with no
@@ -13,10 +15,10 @@ import (
 // (100 cm ≥ Ze 60 cm of soybean).
 func best(t *testing.T) Input {
 	return Input{
-		FieldID: "t1", Crop: Soja,
-		CTC: Float(8), VPct: Float(60), Ca: Float(2), MPct: Float(2),
-		TYears: Float(10), CPct: Float(95), SlopePct: Float(1),
-		EffectiveDepthCm: Float(100), History: richHistory(t),
+		FieldID: "t1", Crop: zarc.Soja,
+		CTC: new(8.0), VPct: new(60.0), Ca: new(2.0), MPct: new(2.0),
+		TYears: new(10.0), CPct: new(95.0), SlopePct: new(1.0),
+		EffectiveDepthCm: new(100.0), History: richHistory(t),
 	}
 }
 
@@ -50,23 +52,23 @@ func TestClassifyRules(t *testing.T) {
 		},
 		{
 			name: "Mi exactly 3,50 is NM3", item: "IN 3.2 III (2,75 < Mi ≤ 3,50)",
-			mod: func(t *testing.T, in *Input) { in.TYears = Float(2.9) }, // T level 1 alone: 21/6
+			mod: func(t *testing.T, in *Input) { in.TYears = new(2.9) }, // T level 1 alone: 21/6
 			mi:  3.5, level: 3, deciding: DecidedByMean,
 		},
 		// IN 3.2.1 I, contour planting.
 		{
 			name: "slope 3 % with contour on 74.9 %: NM1", item: "IN 3.2.1 I",
-			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct = Float(3), Float(74.9) },
+			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct = new(3.0), new(74.9) },
 			mi:  4, level: 1, steps: []step{{RuleContour, 4, 1}}, deciding: RuleContour,
 		},
 		{
 			name: "slope 3 % with contour on 75 %: no downgrade", item: "IN 3.2.1 I ('pelo menos 75%')",
-			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct = Float(3), Float(75) },
+			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct = new(3.0), new(75.0) },
 			mi:  4, level: 4, deciding: DecidedByMean,
 		},
 		{
 			name: "slope 2.99 % without contour: rule does not apply", item: "IN 3.2.1 I ('declividade ≥ 3%')",
-			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct = Float(2.99), Float(0) },
+			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct = new(2.99), new(0.0) },
 			mi:  4, level: 4, deciding: DecidedByMean,
 		},
 		// Portaria 349 3.2.1 II, consecutive crops in the same agricultural year.
@@ -80,7 +82,7 @@ func TestClassifyRules(t *testing.T) {
 		{
 			name: "milho on milho in the same agricultural year (maize assessed): NM1", item: "Portaria 349 3.2.1 II",
 			mod: func(t *testing.T, in *Input) {
-				in.Crop, in.ZeCm = Milho, Float(50)
+				in.Crop, in.ZeCm = zarc.Milho, new(50.0)
 				in.History[0] = milho(t, 2022, "2022-10-10", "2023-02-15")
 			},
 			mi: 4, level: 1, steps: []step{{RuleConsecutive, 4, 1}}, deciding: RuleConsecutive,
@@ -95,7 +97,7 @@ func TestClassifyRules(t *testing.T) {
 		{
 			name: "soja after soja across agricultural years is not rule II", item: "Portaria 349 3.2.1 II ('no mesmo ano agrícola'), replacing IN 3.2.1 II",
 			mod: func(t *testing.T, in *Input) {
-				in.Crop, in.ZeCm = Milho, Float(50) // maize assessed, so IN 3.2.1 III does not apply either
+				in.Crop, in.ZeCm = zarc.Milho, new(50.0) // maize assessed, so IN 3.2.1 III does not apply either
 				// 2022/2023 ends with a soja safrinha; 2023/2024 starts with a soja.
 				in.History = []Planting{
 					milho(t, 2022, "2022-10-10", "2023-02-15"),
@@ -125,7 +127,7 @@ func TestClassifyRules(t *testing.T) {
 		{
 			name: "legume rule is for soybean only (maize assessed)", item: "IN 3.2.1 III ('antes ou após a soja')",
 			mod: func(t *testing.T, in *Input) {
-				in.Crop, in.ZeCm = Milho, Float(50)
+				in.Crop, in.ZeCm = zarc.Milho, new(50.0)
 				in.History = legumeHistory(t, false)
 			},
 			mi: 23.0 / 6, level: 4, deciding: DecidedByMean,
@@ -134,7 +136,7 @@ func TestClassifyRules(t *testing.T) {
 		{
 			name: "only grasses around maize: cap NM2", item: "Portaria 349 3.2.1 IV",
 			mod: func(t *testing.T, in *Input) {
-				in.Crop, in.ZeCm = Milho, Float(50)
+				in.Crop, in.ZeCm = zarc.Milho, new(50.0)
 				in.History = grassHistory(t)
 			},
 			mi: 4, level: 2, steps: []step{{RulePoaceae, 4, 2}}, deciding: RulePoaceae,
@@ -146,116 +148,118 @@ func TestClassifyRules(t *testing.T) {
 		},
 		{
 			name: "maize after soybean: no grass succession", item: "Portaria 349 3.2.1 IV ('sem intercalação com espécies de outras famílias')",
-			mod: func(t *testing.T, in *Input) { in.Crop, in.ZeCm = Milho, Float(50) },
+			mod: func(t *testing.T, in *Input) { in.Crop, in.ZeCm = zarc.Milho, new(50.0) },
 			mi:  4, level: 4, deciding: DecidedByMean,
 		},
 		// Portaria 349 3.2.1 V, limiting indicators.
 		{
 			name: "two indicators at level 1: NM1", item: "Portaria 349 3.2.1 V a",
-			mod: func(t *testing.T, in *Input) { in.Ca, in.TYears = Float(0.49), Float(2) }, // 4+1+4+1+4+4 = 18
+			mod: func(t *testing.T, in *Input) { in.Ca, in.TYears = new(0.49), new(2.0) }, // 4+1+4+1+4+4 = 18
 			mi:  3, level: 1, steps: []step{{RuleLimiting1, 3, 1}}, deciding: RuleLimiting1,
 		},
 		{
 			name: "one indicator at level 1 alone: no limiting rule", item: "Portaria 349 3.2.1 V (needs two)",
-			mod: func(t *testing.T, in *Input) { in.Ca = Float(0.49) }, // 21/6 = 3.5
+			mod: func(t *testing.T, in *Input) { in.Ca = new(0.49) }, // 21/6 = 3.5
 			mi:  3.5, level: 3, deciding: DecidedByMean,
 		},
 		{
 			name: "two indicators at level 2: NM2", item: "Portaria 349 3.2.1 V b",
-			mod: func(t *testing.T, in *Input) { in.Ca, in.TYears = Float(0.5), Float(3) }, // 20/6
+			mod: func(t *testing.T, in *Input) { in.Ca, in.TYears = new(0.5), new(3.0) }, // 20/6
 			mi:  20.0 / 6, level: 2, steps: []step{{RuleLimiting2, 3, 2}}, deciding: RuleLimiting2,
 		},
 		{
 			name: "one at level 1 and one at level 2: NM2", item: "Portaria 349 3.2.1 V b",
-			mod: func(t *testing.T, in *Input) { in.CPct, in.TYears = Float(29.9), Float(4.9) }, // 19/6
+			mod: func(t *testing.T, in *Input) { in.CPct, in.TYears = new(29.9), new(4.9) }, // 19/6
 			mi:  19.0 / 6, level: 2, steps: []step{{RuleLimiting2, 3, 2}}, deciding: RuleLimiting2,
 		},
 		{
 			name: "one indicator at level 2 alone: no limiting rule", item: "Portaria 349 3.2.1 V b (needs two)",
-			mod: func(t *testing.T, in *Input) { in.CPct = Float(30) }, // 22/6
+			mod: func(t *testing.T, in *Input) { in.CPct = new(30.0) }, // 22/6
 			mi:  22.0 / 6, level: 4, deciding: DecidedByMean,
 		},
 		{
 			name: "V% just below the bound of its CTC class counts as level 1", item: "Portaria 349 3.2.1 V a with Tabela 1 row 1 (CTC ≥ 10)",
-			mod: func(t *testing.T, in *Input) { in.CTC, in.VPct, in.CPct = Float(12), Float(49.9), Float(10) },
+			mod: func(t *testing.T, in *Input) { in.CTC, in.VPct, in.CPct = new(12.0), new(49.9), new(10.0) },
 			mi:  18.0 / 6, level: 1, steps: []step{{RuleLimiting1, 3, 1}}, deciding: RuleLimiting1,
 		},
 		// Portaria 349 3.2.1 VI, aluminium saturation.
 		{
 			name: "Mi at NM3 and m% at level 1: NM2", item: "Portaria 349 3.2.1 VI a",
-			mod: func(t *testing.T, in *Input) { in.MPct = Float(20) }, // 21/6 = 3.5 → NM3
+			mod: func(t *testing.T, in *Input) { in.MPct = new(20.0) }, // 21/6 = 3.5 → NM3
 			mi:  3.5, level: 2, steps: []step{{RuleAluminium1, 3, 2}}, deciding: RuleAluminium1,
 		},
 		{
 			name: "Mi at NM4 and m% at level 2: NM3", item: "Portaria 349 3.2.1 VI b",
-			mod: func(t *testing.T, in *Input) { in.MPct = Float(10) }, // 22/6 → NM4
+			mod: func(t *testing.T, in *Input) { in.MPct = new(10.0) }, // 22/6 → NM4
 			mi:  22.0 / 6, level: 3, steps: []step{{RuleAluminium2, 4, 3}}, deciding: RuleAluminium2,
 		},
 		{
 			name: "m% just below 10 is level 3: no aluminium rule", item: "Portaria 349 3.2.1 VI with Tabela 1 row 3",
-			mod: func(t *testing.T, in *Input) { in.MPct = Float(9.99) },
+			mod: func(t *testing.T, in *Input) { in.MPct = new(9.99) },
 			mi:  23.0 / 6, level: 4, deciding: DecidedByMean,
 		},
 		{
 			name: "m% at level 1 with Mi at NM2: VI does not apply, V does", item: "Portaria 349 3.2.1 VI ('se a média for nível 3 ou 4')",
 			mod: func(t *testing.T, in *Input) {
-				in.MPct, in.Ca, in.TYears, in.CPct = Float(25), Float(0.1), Float(0), Float(50) // 4+1+1+1+2+4 = 13
+				in.MPct, in.Ca, in.TYears, in.CPct = new(25.0), new(0.1), new(0.0), new(50.0) // 4+1+1+1+2+4 = 13
 			},
 			mi: 13.0 / 6, level: 1, steps: []step{{RuleLimiting1, 2, 1}}, deciding: RuleLimiting1,
 		},
 		// Portaria 349 3.4, effective depth.
 		{
 			name: "effective depth 59.9 cm < Ze 60 cm of soybean: not classifiable", item: "Portaria 349 3.4; Portaria 206/2026 1.9.3 (Ze 60 cm)",
-			mod: func(t *testing.T, in *Input) { in.EffectiveDepthCm = Float(59.9) },
+			mod: func(t *testing.T, in *Input) { in.EffectiveDepthCm = new(59.9) },
 			mi:  4, level: 0, steps: []step{{RuleDepth, 4, 0}}, deciding: RuleDepth,
 		},
 		{
 			name: "effective depth equal to Ze: classifiable", item: "Portaria 349 3.4 ('inferiores a ... Ze')",
-			mod: func(t *testing.T, in *Input) { in.EffectiveDepthCm = Float(60) },
+			mod: func(t *testing.T, in *Input) { in.EffectiveDepthCm = new(60.0) },
 			mi:  4, level: 4, deciding: DecidedByMean,
 		},
 		{
 			name: "maize with Ze given, depth below it: not classifiable", item: "Portaria 349 3.4",
-			mod: func(t *testing.T, in *Input) { in.Crop, in.ZeCm, in.EffectiveDepthCm = Milho, Float(80), Float(70) },
-			mi:  4, level: 0, steps: []step{{RuleDepth, 4, 0}}, deciding: RuleDepth,
+			mod: func(t *testing.T, in *Input) {
+				in.Crop, in.ZeCm, in.EffectiveDepthCm = zarc.Milho, new(80.0), new(70.0)
+			},
+			mi: 4, level: 0, steps: []step{{RuleDepth, 4, 0}}, deciding: RuleDepth,
 		},
 		{
 			name: "Ze given overrides the soybean default", item: "Portaria 349 3.4",
-			mod: func(t *testing.T, in *Input) { in.ZeCm, in.EffectiveDepthCm = Float(50), Float(55) },
+			mod: func(t *testing.T, in *Input) { in.ZeCm, in.EffectiveDepthCm = new(50.0), new(55.0) },
 			mi:  4, level: 4, deciding: DecidedByMean,
 		},
 		// Combinations: cumulative, lowest wins (Portaria 349 3.2.2).
 		{
 			name: "contour then aluminium: NM1 decided by contour", item: "Portaria 349 3.2.2 with IN 3.2.1 I and 3.2.1 VI b",
-			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct, in.MPct = Float(8), Float(10), Float(15) },
+			mod: func(t *testing.T, in *Input) { in.SlopePct, in.ContourPct, in.MPct = new(8.0), new(10.0), new(15.0) },
 			mi:  22.0 / 6, level: 1, steps: []step{{RuleContour, 4, 1}, {RuleAluminium2, 1, 1}}, deciding: RuleContour,
 		},
 		{
 			name: "legumes cap then limiting to NM1", item: "Portaria 349 3.2.2 with IN 3.2.1 III and 3.2.1 V a",
 			mod: func(t *testing.T, in *Input) {
 				in.History = legumeHistory(t, false)
-				in.Ca, in.CPct = Float(0.2), Float(5)
+				in.Ca, in.CPct = new(0.2), new(5.0)
 			},
 			mi: 17.0 / 6, level: 1, steps: []step{{RuleLegumes, 3, 2}, {RuleLimiting1, 2, 1}}, deciding: RuleLimiting1,
 		},
 		{
 			name: "limiting NM2 and aluminium NM3: lowest (NM2) wins", item: "Portaria 349 3.2.2 with 3.2.1 V b and VI b",
-			mod: func(t *testing.T, in *Input) { in.MPct, in.TYears = Float(15), Float(4) }, // 20/6 → NM3
+			mod: func(t *testing.T, in *Input) { in.MPct, in.TYears = new(15.0), new(4.0) }, // 20/6 → NM3
 			mi:  20.0 / 6, level: 2, steps: []step{{RuleLimiting2, 3, 2}, {RuleAluminium2, 2, 2}}, deciding: RuleLimiting2,
 		},
 		{
 			name: "aluminium VI a and limiting V b agree on NM2: first decides", item: "Portaria 349 3.2.2 with 3.2.1 V b and VI a",
-			mod: func(t *testing.T, in *Input) { in.MPct, in.CPct = Float(30), Float(59) }, // 4+4+1+4+2+4 = 19
+			mod: func(t *testing.T, in *Input) { in.MPct, in.CPct = new(30.0), new(59.0) }, // 4+4+1+4+2+4 = 19
 			mi:  19.0 / 6, level: 2, steps: []step{{RuleLimiting2, 3, 2}, {RuleAluminium1, 2, 2}}, deciding: RuleLimiting2,
 		},
 		{
 			name: "every rule at once: not classifiable by depth", item: "Portaria 349 3.2.2 and 3.4",
 			mod: func(t *testing.T, in *Input) {
-				in.Crop, in.ZeCm = Milho, Float(50)
+				in.Crop, in.ZeCm = zarc.Milho, new(50.0)
 				in.History = grassHistory(t)
 				in.History = append(in.History, milho(t, 2024, "2025-02-10", "2025-06-10"))
-				in.SlopePct, in.ContourPct = Float(12), Float(0)
-				in.MPct, in.Ca, in.EffectiveDepthCm = Float(40), Float(0.1), Float(30)
+				in.SlopePct, in.ContourPct = new(12.0), new(0.0)
+				in.MPct, in.Ca, in.EffectiveDepthCm = new(40.0), new(0.1), new(30.0)
 			},
 			mi: 18.0 / 6, level: 0,
 			steps:    []step{{RuleContour, 3, 1}, {RuleConsecutive, 1, 1}, {RulePoaceae, 1, 1}, {RuleLimiting1, 1, 1}, {RuleAluminium1, 1, 1}, {RuleDepth, 1, 0}},
@@ -341,9 +345,9 @@ func TestClassifyMissing(t *testing.T) {
 		{"a year of the window without crops", "IN 2.2", func(t *testing.T, in *Input) { in.Years = WindowYears(2025) }, []string{"d"}},
 		{"several at once", "IN 2.2", func(t *testing.T, in *Input) { in.TYears, in.CPct, in.Ca = nil, nil, nil }, []string{"ca", "t", "c"}},
 		{"slope not measured", "IN 3.2.1 I needs the slope", func(t *testing.T, in *Input) { in.SlopePct = nil }, []string{"slope_pct"}},
-		{"contour unknown on a 3 % slope", "IN 3.2.1 I", func(t *testing.T, in *Input) { in.SlopePct = Float(3) }, []string{"contour_pct"}},
+		{"contour unknown on a 3 % slope", "IN 3.2.1 I", func(t *testing.T, in *Input) { in.SlopePct = new(3.0) }, []string{"contour_pct"}},
 		{"effective depth not informed", "Portaria 349 3.4", func(t *testing.T, in *Input) { in.EffectiveDepthCm = nil }, []string{"effective_depth_cm"}},
-		{"maize without Ze", "Portaria 349 3.4 (Ze from the crop's ZARC portaria)", func(t *testing.T, in *Input) { in.Crop = Milho }, []string{"ze_cm"}},
+		{"maize without Ze", "Portaria 349 3.4 (Ze from the crop's ZARC portaria)", func(t *testing.T, in *Input) { in.Crop = zarc.Milho }, []string{"ze_cm"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,13 +375,13 @@ func TestClassifyErrors(t *testing.T) {
 		mod  func(in *Input)
 		want error
 	}{
-		{"V% over 100", func(in *Input) { in.VPct = Float(100.1) }, ErrValue},
-		{"negative Ca", func(in *Input) { in.Ca = Float(-0.1) }, ErrValue},
-		{"m% NaN", func(in *Input) { in.MPct = Float(math.NaN()) }, ErrValue},
-		{"C infinite", func(in *Input) { in.CPct = Float(math.Inf(1)) }, ErrValue},
-		{"negative T", func(in *Input) { in.TYears = Float(-1) }, ErrValue},
-		{"contour over 100", func(in *Input) { in.ContourPct = Float(101) }, ErrValue},
-		{"negative depth", func(in *Input) { in.EffectiveDepthCm = Float(-5) }, ErrValue},
+		{"V% over 100", func(in *Input) { in.VPct = new(100.1) }, ErrValue},
+		{"negative Ca", func(in *Input) { in.Ca = new(-0.1) }, ErrValue},
+		{"m% NaN", func(in *Input) { in.MPct = new(math.NaN()) }, ErrValue},
+		{"C infinite", func(in *Input) { in.CPct = new(math.Inf(1)) }, ErrValue},
+		{"negative T", func(in *Input) { in.TYears = new(-1.0) }, ErrValue},
+		{"contour over 100", func(in *Input) { in.ContourPct = new(101.0) }, ErrValue},
+		{"negative depth", func(in *Input) { in.EffectiveDepthCm = new(-5.0) }, ErrValue},
 		{"unknown crop", func(in *Input) { in.Crop = "trigo" }, ErrCrop},
 		{"bad history row", func(in *Input) { in.History[2].Family = "" }, ErrPlanting},
 	}
@@ -395,7 +399,7 @@ func TestClassifyErrors(t *testing.T) {
 // TestClassifyExplanation checks the explanation of one result field by field.
 func TestClassifyExplanation(t *testing.T) {
 	in := best(t)
-	in.CTC, in.VPct, in.MPct = Float(12), Float(52), Float(12) // V 52 with CTC ≥ 10: level 2; m 12: level 2
+	in.CTC, in.VPct, in.MPct = new(12.0), new(52.0), new(12.0) // V 52 with CTC ≥ 10: level 2; m 12: level 2
 	r, err := Classify(in)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // DiversityYears is the number of agricultural years D looks back over
@@ -13,11 +15,11 @@ const DiversityYears = 3
 
 // DiversityDetail explains the D level: what was counted in the window.
 type DiversityDetail struct {
-	Level int        // Tabela 1 level 1–4; 0 when D cannot be computed
-	Years []AgriYear // the agricultural years looked at, oldest first
+	Level int             // Tabela 1 level 1–4; 0 when D cannot be computed
+	Years []zarc.AgriYear // the agricultural years looked at, oldest first
 	// EmptyYears lists years of the window without any declared crop; D is
 	// then not informed (IN 2.2) and Level is 0.
-	EmptyYears []AgriYear
+	EmptyYears []zarc.AgriYear
 
 	Crops    int // crops counted (a consortium counts once; conserved forage does not count, IN 2.4 III)
 	Forage   int // conserved-forage crops left out of the count (IN 2.4 III)
@@ -71,10 +73,10 @@ func (d DiversityDetail) String() string {
 
 // WindowYears returns the DiversityYears agricultural years ending at last,
 // oldest first.
-func WindowYears(last AgriYear) []AgriYear {
-	ys := make([]AgriYear, DiversityYears)
+func WindowYears(last zarc.AgriYear) []zarc.AgriYear {
+	ys := make([]zarc.AgriYear, DiversityYears)
 	for i := range ys {
-		ys[i] = last - AgriYear(DiversityYears-1-i)
+		ys[i] = last - zarc.AgriYear(DiversityYears-1-i)
 	}
 	return ys
 }
@@ -98,7 +100,7 @@ func autumn(t time.Time) bool {
 // least 6 crops, 2 species, 2 families and (1 cover > 4 months or 3 covers
 // > 45 days); 4 = at least 6 crops, 4 species, 2 families, 1 cover > 4 months
 // and 2 more covers > 45 days; 1 otherwise.
-func Diversity(history []Planting, years []AgriYear) (DiversityDetail, error) {
+func Diversity(history []Planting, years []zarc.AgriYear) (DiversityDetail, error) {
 	for i, p := range history {
 		if err := p.validate(); err != nil {
 			return DiversityDetail{}, fmt.Errorf("history row %d: %w", i+1, err)
@@ -118,11 +120,11 @@ func Diversity(history []Planting, years []AgriYear) (DiversityDetail, error) {
 	slices.Sort(years)
 	years = slices.Compact(years)
 	d := DiversityDetail{Years: years}
-	in := map[AgriYear]bool{}
+	in := map[zarc.AgriYear]bool{}
 	for _, y := range years {
 		in[y] = true
 	}
-	seen := map[AgriYear]bool{}
+	seen := map[zarc.AgriYear]bool{}
 	species, families := map[string]bool{}, map[string]bool{}
 	for _, p := range history {
 		if !in[p.AgriYear] {
@@ -146,7 +148,7 @@ func Diversity(history []Planting, years []AgriYear) (DiversityDetail, error) {
 	// Position of each grain crop among the grain crops of its agricultural
 	// year ("safra"), for the third season of IN 2.4 I.
 	pos := make([]int, len(seq))
-	count := map[AgriYear]int{}
+	count := map[zarc.AgriYear]int{}
 	for i, c := range seq {
 		if c.purpose == Grain {
 			pos[i] = count[c.year]

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 func TestDiversity(t *testing.T) {
@@ -211,13 +213,13 @@ func TestDiversityWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Level != 0 || !slices.Equal(d.EmptyYears, []AgriYear{2025}) {
+	if d.Level != 0 || !slices.Equal(d.EmptyYears, []zarc.AgriYear{2025}) {
 		t.Errorf("window ending 2025/2026: Level %d EmptyYears %v, want 0 [2025]", d.Level, d.EmptyYears)
 	}
 	if got := d.String(); got != "no crop declared in 2025/2026" {
 		t.Errorf("String() = %q", got)
 	}
-	if got := WindowYears(2024); !slices.Equal(got, []AgriYear{2022, 2023, 2024}) {
+	if got := WindowYears(2024); !slices.Equal(got, []zarc.AgriYear{2022, 2023, 2024}) {
 		t.Errorf("WindowYears(2024) = %v", got)
 	}
 	// Empty history: level 0, no error.

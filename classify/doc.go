@@ -17,12 +17,13 @@
 // the list of what is missing.
 //
 // Levels of the six indicators follow Tabela 1 (VLevel, CaLevel, MLevel,
-// TLevel, CLevel, Diversity); Band maps Mi to NM1–NM4 (IN 3.2 I–IV). The rules
+// zarc.TLevel, zarc.CLevel, Diversity); Band maps Mi to NM1–NM4 (IN 3.2 I–IV). The rules
 // of 3.2.1 are cumulative and the lowest level wins (Portaria 349, 3.2.2).
 // When the effective depth is below the root depth Ze of the crop's ZARC
 // portaria the result is "not classifiable" (Portaria 349, 3.4); see
 // docs/classify.md for why this is not modelled as a cap.
 //
-// The package is pure: it imports only the standard library (not even grid;
-// Crop mirrors zarc.Crop), does no I/O and keeps no state.
+// The package is pure: of this module it imports only zarc (the crop, the
+// agricultural year, the T and C rows of Tabela 1), does no I/O and keeps no
+// state.
 package classify

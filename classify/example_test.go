@@ -5,21 +5,22 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/classify"
+	"github.com/manejo/manejo/zarc"
 )
 
 func ExampleClassify() {
 	d := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
 	crop := func(y int, name, species, fam string, p classify.Purpose, start, end string) classify.Planting {
-		return classify.Planting{AgriYear: classify.AgriYear(y), Crop: name, Species: species, Family: fam,
+		return classify.Planting{AgriYear: zarc.AgriYear(y), Crop: name, Species: species, Family: fam,
 			Purpose: p, Start: d(start), End: d(end)}
 	}
 	in := classify.Input{
-		FieldID: "talhao-7", Crop: classify.Soja,
-		CTC: classify.Float(8.2), VPct: classify.Float(58), // 5 ≤ CTC < 10, V ≥ 55: level 4
-		Ca: classify.Float(1.2), MPct: classify.Float(12), // levels 3 and 2
-		TYears: classify.Float(6), CPct: classify.Float(72), // levels 3 and 3
-		SlopePct: classify.Float(4.5), ContourPct: classify.Float(90),
-		EffectiveDepthCm: classify.Float(120), // ≥ Ze 60 cm of soybean
+		FieldID: "talhao-7", Crop: zarc.Soja,
+		CTC: new(8.2), VPct: new(58.0), // 5 ≤ CTC < 10, V ≥ 55: level 4
+		Ca: new(1.2), MPct: new(12.0), // levels 3 and 2
+		TYears: new(6.0), CPct: new(72.0), // levels 3 and 3
+		SlopePct: new(4.5), ContourPct: new(90.0),
+		EffectiveDepthCm: new(120.0), // ≥ Ze 60 cm of soybean
 		History: []classify.Planting{
 			crop(2022, "soja", "Glycine max", "Fabaceae", classify.Grain, "2022-10-10", "2023-02-15"),
 			crop(2022, "milho", "Zea mays", "Poaceae", classify.Grain, "2023-02-20", "2023-07-10"),

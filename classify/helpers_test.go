@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 const eps = 1e-9
@@ -22,7 +24,7 @@ func day(tb testing.TB, s string) time.Time {
 // pl builds a planting; year is the first calendar year of the agricultural year.
 func pl(tb testing.TB, year int, crop, species, fam string, p Purpose, start, end string) Planting {
 	tb.Helper()
-	return Planting{AgriYear: AgriYear(year), Crop: crop, Species: species, Family: fam, Purpose: p,
+	return Planting{AgriYear: zarc.AgriYear(year), Crop: crop, Species: species, Family: fam, Purpose: p,
 		Start: day(tb, start), End: day(tb, end)}
 }
 

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // Purpose is what a crop of the history was grown for (crops.csv `purpose`).
@@ -27,13 +29,13 @@ var ErrPlanting = errors.New("classify: invalid crop in history")
 // Rows of the same agricultural year with the same purpose, start and end are
 // one consortium (consorciação, IN 1.1 II) and count as one crop.
 type Planting struct {
-	AgriYear AgriYear  // agricultural year the crop belongs to
-	Crop     string    // common name: soja, milho, trigo, aveia-preta, braquiaria…
-	Species  string    // botanical species, e.g. "Glycine max"
-	Family   string    // botanical family, e.g. "Fabaceae", "Poaceae"
-	Purpose  Purpose   // grain, cover, forage or pasture
-	Start    time.Time // sowing (or establishment) date
-	End      time.Time // harvest, desiccation or end of the crop
+	AgriYear zarc.AgriYear // agricultural year the crop belongs to
+	Crop     string        // common name: soja, milho, trigo, aveia-preta, braquiaria…
+	Species  string        // botanical species, e.g. "Glycine max"
+	Family   string        // botanical family, e.g. "Fabaceae", "Poaceae"
+	Purpose  Purpose       // grain, cover, forage or pasture
+	Start    time.Time     // sowing (or establishment) date
+	End      time.Time     // harvest, desiccation or end of the crop
 }
 
 // validate checks the fields a planting needs.
@@ -90,7 +92,7 @@ func isMilho(p Planting) bool {
 
 // cultivo is one crop of the sequence: a single planting or a consortium.
 type cultivo struct {
-	year       AgriYear
+	year       zarc.AgriYear
 	purpose    Purpose
 	start, end time.Time
 	members    []Planting
@@ -127,9 +129,9 @@ func (c cultivo) over4Months() bool { return c.end.After(c.start.AddDate(0, 4, 0
 
 // sequence groups the plantings of the given years into crops (consortia
 // merged) sorted by start, then end, then name.
-func sequence(history []Planting, years map[AgriYear]bool) []cultivo {
+func sequence(history []Planting, years map[zarc.AgriYear]bool) []cultivo {
 	type key struct {
-		y          AgriYear
+		y          zarc.AgriYear
 		p          Purpose
 		start, end time.Time
 	}

@@ -2,9 +2,6 @@ package classify
 
 import (
 	"math"
-
-	"github.com/manejo/manejo/coverage"
-	"github.com/manejo/manejo/tillage"
 )
 
 // Tabela 1 of IN SPA/MAPA 2/2025 (annex, item 2.1): the lower bound of levels
@@ -17,7 +14,7 @@ var (
 	vBoundsCTCHigh = [3]float64{50, 55, 65}
 	// Ca in 20–40 cm, cmolc dm⁻³.
 	caBounds = [3]float64{0.5, 1, 1.5}
-	// T and C are the rows of tillage.Level and coverage.Level.
+	// T and C are the rows of zarc.TLevel and zarc.CLevel.
 	// m% in 20–40 cm runs the other way: m ≥ 20 is level 1, 10 ≤ m < 20
 	// level 2, 5 ≤ m < 10 level 3, m < 5 level 4.
 	mBounds = [3]float64{20, 10, 5}
@@ -89,22 +86,6 @@ func MLevel(mPct float64) int {
 		return 4
 	}
 }
-
-// TLevel returns the Tabela 1 level (1–4) of T, the full years without soil
-// revolving: T < 3 → 1; 3 ≤ T < 5 → 2; 5 ≤ T < 8 → 3; T ≥ 8 → 4. NaN gives 0.
-// The row is defined once, in tillage.Level: T counts full years, so a
-// fractional T is floored (the bounds are whole years).
-func TLevel(years float64) int {
-	if math.IsNaN(years) {
-		return 0
-	}
-	return tillage.Level(int(math.Floor(years)))
-}
-
-// CLevel returns the Tabela 1 level (1–4) of C, the straw cover (%) before
-// sowing of the main crop: C < 30 → 1; 30 ≤ C < 60 → 2; 60 ≤ C < 90 → 3;
-// C ≥ 90 → 4. NaN gives 0. The row is defined once, in coverage.Level.
-func CLevel(pct float64) int { return coverage.Level(pct) }
 
 // Mi band bounds of IN 3.2 I–IV.
 const (

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // bound is one threshold of Tabela 1 (IN SPA/MAPA 2/2025, annex, item 2.1):
@@ -60,9 +62,9 @@ func TestTabela1(t *testing.T) {
 	// Row 3, m% in 20–40 cm: m ≥ 20 → 1 | 10 ≤ m < 20 → 2 | 5 ≤ m < 10 → 3 | m < 5 → 4.
 	walk(t, "m%", MLevel, []bound{{5, 4, 3}, {10, 3, 2}, {20, 2, 1}})
 	// Row 4, T (years): T < 3 | 3 ≤ T < 5 | 5 ≤ T < 8 | T ≥ 8.
-	walk(t, "T", TLevel, []bound{{3, 1, 2}, {5, 2, 3}, {8, 3, 4}})
+	walk(t, "T", zarc.TLevel, []bound{{3, 1, 2}, {5, 2, 3}, {8, 3, 4}})
 	// Row 5, C (%): 0 ≤ C < 30 | 30 ≤ C < 60 | 60 ≤ C < 90 | C ≥ 90.
-	walk(t, "C", CLevel, []bound{{30, 1, 2}, {60, 2, 3}, {90, 3, 4}})
+	walk(t, "C", zarc.CLevel, []bound{{30, 1, 2}, {60, 2, 3}, {90, 3, 4}})
 }
 
 // TestTabela1Extremes checks the ends of each row and the CTC class bounds.
@@ -81,16 +83,16 @@ func TestTabela1Extremes(t *testing.T) {
 		{"Ca=0 (row 2)", CaLevel(0), 1},
 		{"m%=0 (row 3)", MLevel(0), 4},
 		{"m%=100 (row 3)", MLevel(100), 1},
-		{"T=0 (row 4)", TLevel(0), 1},
-		{"T=40 (row 4)", TLevel(40), 4},
-		{"C=0 (row 5)", CLevel(0), 1},
-		{"C=100 (row 5)", CLevel(100), 4},
+		{"T=0 (row 4)", zarc.TLevel(0), 1},
+		{"T=40 (row 4)", zarc.TLevel(40), 4},
+		{"C=0 (row 5)", zarc.CLevel(0), 1},
+		{"C=100 (row 5)", zarc.CLevel(100), 4},
 		{"NaN V%", VLevel(8, math.NaN()), 0},
 		{"NaN CTC", VLevel(math.NaN(), 50), 0},
 		{"NaN Ca", CaLevel(math.NaN()), 0},
 		{"NaN m%", MLevel(math.NaN()), 0},
-		{"NaN T", TLevel(math.NaN()), 0},
-		{"NaN C", CLevel(math.NaN()), 0},
+		{"NaN T", zarc.TLevel(math.NaN()), 0},
+		{"NaN C", zarc.CLevel(math.NaN()), 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,36 +145,5 @@ func TestBand(t *testing.T) {
 		if got := Band(float64(sum) / 6); got != want {
 			t.Errorf("Band(%d/6 = %v) = %d, want %d", sum, float64(sum)/6, got, want)
 		}
-	}
-}
-
-func TestParseAgriYear(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    AgriYear
-		wantErr bool
-	}{
-		{"2024/2025", 2024, false},
-		{" 2024/2025 ", 2024, false},
-		{"2024-2025", 2024, false},
-		{"2024/25", 2024, false},
-		{"2099/00", 2099, false},
-		{"2024/2026", 0, true},
-		{"9999/00", 0, true},
-		{"2024", 0, true},
-		{"24/25", 0, true},
-		{"abcd/efgh", 0, true},
-		{"", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseAgriYear(tt.in)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Fatalf("ParseAgriYear(%q) = %v, %v; want %v, err %v", tt.in, got, err, tt.want, tt.wantErr)
-			}
-			if err == nil && got.String() != fmt.Sprintf("%d/%d", tt.want, tt.want+1) {
-				t.Errorf("String() = %q", got.String())
-			}
-		})
 	}
 }

@@ -62,6 +62,7 @@ func TestParseAgriYear(t *testing.T) {
 		{"2024-2025", 2024, ""},
 		{"2024/25", 2024, ""},
 		{"2099/00", 2099, ""},
+		{"9999/00", 0, "YYYY/YYYY"},
 		{"2024/2026", 0, "second year must be 2025"},
 		{"2024/26", 0, "second year must be 2025"},
 		{"2024", 0, "YYYY/YYYY"},
@@ -114,4 +115,22 @@ func TestDecendio(t *testing.T) {
 	if got := Decendio(time.Time{}); got != 0 {
 		t.Errorf("Decendio(zero) = %d, want 0", got)
 	}
+}
+
+// FuzzParseAgriYear checks that any accepted agricultural year round-trips
+// through String and names two consecutive years.
+func FuzzParseAgriYear(f *testing.F) {
+	for _, s := range []string{"2024/2025", "2024-2025", "2024/25", "2099/00", "9999/00", "2024/2026", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		y, err := ParseAgriYear(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseAgriYear(y.String())
+		if err != nil || back != y {
+			t.Fatalf("ParseAgriYear(%q) = %v; String %q parses to %v, %v", s, y, y.String(), back, err)
+		}
+	})
 }

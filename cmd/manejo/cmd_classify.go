@@ -20,6 +20,7 @@ import (
 	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/zarc"
 )
 
 func init() {
@@ -61,9 +62,9 @@ func runClassify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return usagef("--ze: %v", err)
 	}
-	var last classify.AgriYear
+	var last zarc.AgriYear
 	if agriYear != "" {
-		if last, err = classify.ParseAgriYear(agriYear); err != nil {
+		if last, err = zarc.ParseAgriYear(agriYear); err != nil {
 			return usagef("--agri-year: %v", err)
 		}
 	}
@@ -94,7 +95,7 @@ func runClassify(ctx context.Context, args []string, stdout, stderr io.Writer) e
 
 	ids := unionIDs(soil, crops, rs)
 	var results []classify.Result
-	var years []classify.AgriYear
+	var years []zarc.AgriYear
 	if last != 0 {
 		years = classify.WindowYears(last)
 	}
@@ -153,8 +154,8 @@ type badRows map[string][]string
 func (b badRows) add(id, msg string) { b[id] = append(b[id], msg) }
 
 // parseZe reads "soja=60,milho=55" into a map; empty gives an empty map.
-func parseZe(s string) (map[classify.Crop]float64, error) {
-	m := map[classify.Crop]float64{}
+func parseZe(s string) (map[zarc.Crop]float64, error) {
+	m := map[zarc.Crop]float64{}
 	for _, kv := range strings.Split(s, ",") {
 		if kv = strings.TrimSpace(kv); kv == "" {
 			continue
@@ -167,8 +168,8 @@ func parseZe(s string) (map[classify.Crop]float64, error) {
 		if err != nil || cm <= 0 || math.IsInf(cm, 0) {
 			return nil, fmt.Errorf("%q: Ze must be a positive number of cm", kv)
 		}
-		crop := classify.Crop(strings.ToLower(strings.TrimSpace(k)))
-		if crop != classify.Soja && crop != classify.Milho {
+		crop := zarc.Crop(strings.ToLower(strings.TrimSpace(k)))
+		if crop != zarc.Soja && crop != zarc.Milho {
 			return nil, fmt.Errorf("%q: crop must be soja or milho", kv)
 		}
 		m[crop] = cm
@@ -304,13 +305,13 @@ func readSoil(ctx context.Context, loc string, bad badRows) (map[string]soilValu
 
 // readCrops reads the crop history and returns it by talhão with the latest
 // agricultural year of the file.
-func readCrops(ctx context.Context, loc string, bad badRows) (map[string][]classify.Planting, classify.AgriYear, error) {
+func readCrops(ctx context.Context, loc string, bad badRows) (map[string][]classify.Planting, zarc.AgriYear, error) {
 	t, err := readTable(ctx, loc, cropsColumns)
 	if err != nil {
 		return nil, 0, err
 	}
 	out := map[string][]classify.Planting{}
-	var latest classify.AgriYear
+	var latest zarc.AgriYear
 	for i := range t.rows {
 		id, ok := t.id(i)
 		if !ok {
@@ -318,7 +319,7 @@ func readCrops(ctx context.Context, loc string, bad badRows) (map[string][]class
 			continue
 		}
 		where := fmt.Sprintf("%s line %d", loc, t.lines[i])
-		y, err := classify.ParseAgriYear(t.cell(i, "agri_year"))
+		y, err := zarc.ParseAgriYear(t.cell(i, "agri_year"))
 		if err != nil {
 			bad.add(id, fmt.Sprintf("%s: agri_year: %v", where, err))
 			continue
@@ -455,18 +456,18 @@ func unionIDs(soil map[string]soilValues, crops map[string][]classify.Planting, 
 	return ids
 }
 
-func buildInput(id string, s soilValues, h []classify.Planting, r rsValues, years []classify.AgriYear, ze map[classify.Crop]float64) classify.Input {
+func buildInput(id string, s soilValues, h []classify.Planting, r rsValues, years []zarc.AgriYear, ze map[zarc.Crop]float64) classify.Input {
 	in := classify.Input{
-		FieldID: id, Crop: classify.Soja,
+		FieldID: id, Crop: zarc.Soja,
 		CTC: s.ctc, VPct: s.v, Ca: s.ca, MPct: s.m, EffectiveDepthCm: s.depth,
 		TYears: r.t, CPct: r.c, SlopePct: r.slope, ContourPct: r.contour,
 		History: h, Years: years, Notes: r.notes,
 	}
 	if r.haveCrop {
-		in.Crop = classify.Crop(strings.ToLower(r.crop))
+		in.Crop = zarc.Crop(strings.ToLower(r.crop))
 	}
 	if z, ok := ze[in.Crop]; ok {
-		in.ZeCm = classify.Float(z)
+		in.ZeCm = new(z)
 	}
 	if !r.fromDir && !r.fromCSV {
 		if in.Notes == nil {
