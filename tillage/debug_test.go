@@ -18,8 +18,9 @@ import (
 // tallies why the straw-drop test rejected them; TestDebugFP lists false
 // cell breaks with the crop calendar around them; TestDebugTune runs the
 // harness at 1,000 cells + 400 talhões with knobs from the environment (K,
-// CELLK, RRATIO, RRATIOC, RGAP, RHALF, RGAPL, RPREG, RCONFTOL, TRIM, Z1F,
-// RCROPD, RMIN, RMAXG, ...; see debugParams).
+// CELLK, RRATIO, RGAP, RHALF, RGAPL, RPREG, RCONFTOL, TRIM, Z1F, RMIN,
+// RMAXG, ...; see debugParams). The knobs are Params values (the unexported
+// Params.tune for the break tests' thresholds), never package state.
 var tilldebug = flag.Bool("tilldebug", false, "print tillage harness diagnostics on the tuning seed")
 
 func TestDebugFN(t *testing.T) {
@@ -93,7 +94,7 @@ func TestDebugFN(t *testing.T) {
 				}
 				fmt.Fprintf(&sb, " [%+d g%.2f s%.2f b%.2f r%.2f]", d, c.green, c.straw, c.soil, 1-c.groundSoil())
 			}
-			sg := newSigmas(cs, p.MinSigma)
+			sg := newSigmas(cs, p)
 			fmt.Fprintf(&sb, " σr %.3f σs %.3f", sg.r, sg.soil)
 			for j := range cs {
 				if !cs[j].date.Before(tr) && j > 0 {
@@ -156,6 +157,8 @@ func TestDebugFP(t *testing.T) {
 		t.Skip("-tilldebug not set")
 	}
 	p := debugParams()
+	back := 35 // days of observations listed before each false break
+	envI("DBGBACK", &back)
 	u, _ := newUnmixer(p)
 	g := testGenerator().(*phenoGen)
 	var sc *pheno.Scenario
@@ -198,8 +201,8 @@ func TestDebugFP(t *testing.T) {
 			}
 			for jb := range cs {
 				if cs[jb].date.Equal(d.Date) {
-					_, okS := tillageAt(cs, jb, p, newSigmas(cs, p.MinSigma).soil, nil, nil)
-					sg := newSigmas(cs, p.MinSigma)
+					_, okS := tillageAt(cs, jb, p, newSigmas(cs, p).soil, nil, nil)
+					sg := newSigmas(cs, p)
 					br, okR := strawDropAt(cs, jb, p, sg.r, make([]float64, 0, 10), make([]float64, 0, 10))
 					fmt.Fprintf(&sb, " soilpath=%v rpath=%v %+v prev=%s", okS, okR, br, cs[jb-1].date.Format(time.DateOnly))
 				}
@@ -207,7 +210,7 @@ func TestDebugFP(t *testing.T) {
 			fmt.Fprintf(&sb, " |")
 			for _, c := range cs {
 				dd := int(c.date.Sub(d.Date).Hours() / 24)
-				if dd < -dbgBack || dd > 30 {
+				if dd < -back || dd > 30 {
 					continue
 				}
 				gt, st, _ := sc.Fractions(c.date)
@@ -232,39 +235,42 @@ func why(cs []clearObs, j int, p Params, sigma float64) string {
 	return w
 }
 
-// debugParams returns DefaultParams and sets the straw-drop knobs, with
-// overrides from the environment.
+// debugParams returns DefaultParams with the break tests' thresholds
+// (Params.tune, at their defaults) and some public fields overridden from
+// the environment.
 func debugParams() Params {
-	envF("RMAXG", &rMaxGreen)
-	envF("RMIN", &rMinStraw)
-	envF("RRATIO", &rRatio)
-	envF("RGAP", &rMaxGap)
-	envF("RPREG", &rPreGreen)
-	envF("RCONFTOL", &rConfirmTol)
-	envF("RHALF", &rHalfLife)
-	envF("RGAPL", &rMaxGapLong)
-	envF("TRIM", &levelTrim)
-	envF("Z1F", &firstObsK)
-	envF("CONFK", &confirmK)
-	envF("SZ1F", &soilFirstK)
-	envI := func(name string, v *int) {
-		if s := os.Getenv(name); s != "" {
-			*v, _ = strconv.Atoi(s)
-		}
-	}
-	envI("REXTRA", &rExtraPre)
-	envF("RNEWG", &rNewGreen)
-	envF("RDROP", &rDroppedRatio)
-	envF("RDEEP", &rDeepRatio)
-	envI("RPREMIN", &rPreMin)
-	envI("DBGBACK", &dbgBack)
+	t := tuning{}.withDefaults()
+	envF("RMAXG", &t.rMaxGreen)
+	envF("RMIN", &t.rMinStraw)
+	envF("RRATIO", &t.rRatio)
+	envF("RGAP", &t.rMaxGap)
+	envF("RPREG", &t.rPreGreen)
+	envF("RCONFTOL", &t.rConfirmTol)
+	envF("RHALF", &t.rHalfLife)
+	envF("RGAPL", &t.rMaxGapLong)
+	envF("TRIM", &t.levelTrim)
+	envF("Z1F", &t.firstObsK)
+	envF("CONFK", &t.confirmK)
+	envF("SZ1F", &t.soilFirstK)
+	envI("REXTRA", &t.rExtraPre)
+	envF("RNEWG", &t.rNewGreen)
+	envF("RDROP", &t.rDroppedRatio)
+	envF("RDEEP", &t.rDeepRatio)
+	envI("RPREMIN", &t.rPreMin)
 	p := DefaultParams()
+	p.tune = t
 	envI("PREOBS", &p.PreObs)
 	envI("PREWIN", &p.PreWindowDays)
 	envI("PERSIST", &p.PersistObs)
 	envF("K", &p.K)
 	envF("CELLK", &p.CellK)
 	return p
+}
+
+func envI(name string, v *int) {
+	if s := os.Getenv(name); s != "" {
+		*v, _ = strconv.Atoi(s)
+	}
 }
 
 // TestDebugBorder lists the talhão events of border-only negatives that fall
@@ -314,5 +320,3 @@ func TestDebugBorder(t *testing.T) {
 		}
 	}
 }
-
-var dbgBack = 35

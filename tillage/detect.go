@@ -26,11 +26,7 @@ type Params struct {
 	// 6.8, "desvio-padrão superior ao limiar histórico"): z = (post −
 	// pre)/√(SE²pre + SE²post), each level's standard error from σ, the
 	// number of observations and their canopy (see level, medianVar).
-	// Default 3: on the tuning set (4,000 + 4,000 pheno cell series)
-	// single-cell precision / recall are 0.918 / 0.919 at 2.75, 0.933 /
-	// 0.915 at 3, 0.946 / 0.910 at 3.25 and 0.958 / 0.903 at 3.5; recall
-	// hardly grows below 3 while precision falls, and 3 keeps a precision
-	// margin of over two standard errors of the seed-to-seed spread
+	// Default 3: below it recall hardly grows while precision falls
 	// (docs/tillage.md).
 	K float64
 	// MinSigma is the floor of σ, in the units of the series (fraction for
@@ -88,12 +84,15 @@ type Params struct {
 	// to agree with a talhão candidate break already found at K in the
 	// pooled interior series or in another cell. Default 3 (one-sided
 	// Gaussian tail 1.3·10⁻³ per test; half of the interior cells must
-	// agree, so noise alone makes no event: talhão precision 0.98 at 3 on
-	// the tuning set, docs/tillage.md).
+	// agree, so noise alone makes no event).
 	CellK float64
 	// MinCellFraction is the share of interior cells (0..1] that must agree
 	// with a candidate for a talhão event. Default 0.5.
 	MinCellFraction float64
+
+	// tune holds the internal thresholds of the break tests; its zero value
+	// is their defaults (see tuning).
+	tune tuning
 }
 
 // DefaultParams returns the calibrated defaults (see the field comments and
@@ -235,28 +234,29 @@ func DetectCell(obs []Obs, p Params) []Break {
 	if p.Validate() != nil {
 		return nil
 	}
+	p.tune = p.tune.withDefaults()
 	u, _ := newUnmixer(p)
 	cs := prepare(obs, p, u)
-	return scanTillage(cs, p, newSigmas(cs, p.MinSigma))
+	return scanTillage(cs, p, newSigmas(cs, p))
 }
 
 // sigmas are a cell's robust noise levels: of its soil fraction (all clear
 // observations) and of the straw share of its ground r = straw/(straw+soil)
-// (observations with canopy ≤ rMaxGreen), the latter per unit of ground in
+// (observations with canopy ≤ tuning.rMaxGreen), the latter per unit of ground in
 // view: the σ of r on an observation with green fraction g is
 // sigmas.r/(1 − g) (groundScale).
 type sigmas struct{ soil, r float64 }
 
-func newSigmas(cs []clearObs, min float64) sigmas {
+func newSigmas(cs []clearObs, p Params) sigmas {
 	buf := make([]float64, 0, len(cs))
-	sg := sigmas{soil: robustSigma(cs, min, buf)}
+	sg := sigmas{soil: robustSigma(cs, p.MinSigma, buf)}
 	rs := make([]clearObs, 0, len(cs))
 	for _, c := range cs {
-		if c.green <= rMaxGreen {
+		if c.green <= p.tune.rMaxGreen {
 			rs = append(rs, clearObs{date: c.date, value: c.strawShare(), noise: c.groundScale()})
 		}
 	}
-	sg.r = robustSigma(rs, min, buf)
+	sg.r = robustSigma(rs, p.MinSigma, buf)
 	return sg
 }
 
@@ -377,9 +377,9 @@ func (c clearObs) noiseScale() float64 {
 
 // groundScale is the noise scale of a share of the ground not hidden by
 // canopy (r, groundSoil): the pixel's fraction noise divided by the share
-// of ground in view, 1/(1 − green) (capped at 20). Measured on the
-// harness, the noise of r grows from 0.088 under no canopy to 0.113, 0.148
-// and 0.247 under 0.2, 0.4 and 0.6 of canopy, as 1/(1 − green) predicts.
+// of ground in view, 1/(1 − green) (capped at 20): the canopy hides part of
+// the ground the share is read through (docs/tillage.md shows the measured
+// noise following it).
 func (c clearObs) groundScale() float64 { return 1 / math.Max(0.05, 1-math.Max(0, c.green)) }
 
 // median reorders v in place and returns its median (NaN when empty).
@@ -544,7 +544,7 @@ func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 	if len(post) == 0 || j+p.ConfirmObs >= n {
 		return Break{}, false
 	}
-	postLvl, sePost := level(post, scales, sigma, tmpArr[:0])
+	postLvl, sePost := level(post, scales, sigma, p.tune.levelTrim, tmpArr[:0])
 	if postLvl < gate {
 		return Break{}, false
 	}
@@ -558,11 +558,11 @@ func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 		return Break{}, false
 	}
 	// The first post-break observation must itself have jumped (at
-	// firstObsK·K standard errors): a break is dated by its first changed
+	// soilFirstK·K standard errors): a break is dated by its first changed
 	// observation, not by an earlier one whose window reaches over the
 	// change.
 	s1 := sigma * scales[0]
-	if z1 := (c.groundSoil() - preLvl) / math.Sqrt(vPre+s1*s1); z1 <= soilFirstK*p.K {
+	if z1 := (c.groundSoil() - preLvl) / math.Sqrt(vPre+s1*s1); z1 <= p.tune.soilFirstK*p.K {
 		return Break{}, false
 	}
 	return Break{
@@ -629,116 +629,119 @@ func (c clearObs) strawShare() float64 {
 	return math.Max(0, math.Min(1, 1-c.groundSoil()))
 }
 
-// Straw-drop test (strawDropAt). Values tuned on the harness's tuning set
-// (seed 1), see docs/tillage.md. They are variables only so that the
-// -tilldebug diagnostics can sweep them; nothing else changes them.
-var (
-	// rMaxGreen is the canopy cover up to which r is read (above it the
-	// ground seen is too small), as maxGreenSeen.
-	rMaxGreen = 0.6
-	// rMinStraw is the pre-break straw share below which a drop cannot be
-	// told from noise.
-	rMinStraw = 0.25
+// tuning holds the internal thresholds of the two break tests. No caller
+// outside the package sets them; they are a Params field (not constants)
+// so that the -tilldebug diagnostics (debug_test.go) can vary them. A zero
+// field takes the default in its comment (withDefaults); the values and the
+// measurements behind them are in docs/tillage.md ("Defaults and where they
+// come from").
+type tuning struct {
+	// rMaxGreen is the canopy cover (0..1) up to which the straw share of
+	// the ground r is read: above it the ground in view is too small.
+	// Default 0.6, as maxGreenSeen.
+	rMaxGreen float64
+	// rMinStraw is the pre-break straw share below which a drop of r cannot
+	// be told from noise. Default 0.25.
+	rMinStraw float64
 	// rRatio bounds the post-break straw share relative to the pre-break
 	// one: tillage keeps 3–50 % of the straw (ploughing 3–10, harrowing
 	// 10–25, chiselling 30–45, subsoiling 35–50 %). One value for every
-	// cell: a harvest drops r too (the standing dry canopy reads as straw,
-	// r ≈ 1, and the soybean harvest leaves 45–65 % of the ground
-	// covered), and rPreMin and rNewGreen, not a tighter ratio after a
-	// crop canopy, keep it out. Tuning set (4,000 + 4,000 cells, K 3):
-	// 0.5 / 0.55 / 0.6 → precision 0.948 / 0.933 / 0.900, recall 0.896 /
-	// 0.915 / 0.922.
-	rRatio = 0.55
-	// rMaxGap, rHalfLife and rMaxGapLong: a break is a step between two
-	// clear dates, not the slow loss of straw to decomposition across a
-	// cloudy gap. Up to rMaxGap days between the last pre-break and the
+	// cell; harvests, which drop r too (the standing dry canopy reads as
+	// straw, r ≈ 1, and a soybean harvest leaves 45–65 % of the ground
+	// covered), are kept out by rPreMin and rNewGreen instead. Default 0.55.
+	rRatio float64
+	// rMaxGap, rHalfLife and rMaxGapLong (days): a break is a step between
+	// two clear dates, not the slow loss of straw to decomposition across
+	// a cloudy gap. Up to rMaxGap days between the last pre-break and the
 	// first post-break observation the ratio gate stands as it is; beyond,
-	// up to rMaxGapLong days, the gate is multiplied by 2^(−extra days /
-	// rHalfLife), the loss of the fastest-decomposing straw (soybean in
-	// the wet season: half-lives of 30–90 days are reported in the
-	// Cerrado; 30 is the fast end), so only a drop decomposition cannot
-	// make passes. Tuning set: cell recall 0.898 → 0.903, talhão recall
-	// 0.945 → 0.953 (docs/tillage.md).
-	rMaxGap     = 20.0
-	rHalfLife   = 30.0
-	rMaxGapLong = 60.0
+	// up to rMaxGapLong days, it is multiplied by 2^(−extra days /
+	// rHalfLife), the loss of the fastest-decomposing straw (soybean in the
+	// wet season; half-lives of 30–90 days are reported in the Cerrado).
+	// Defaults 20, 30 and 60.
+	rMaxGap, rHalfLife, rMaxGapLong float64
 	// rPreGreen is the canopy cover up to which an observation enters the
-	// pre-break level of r: a senescent canopy reads as straw (r ≈ 1)
-	// until the harvest, so observations still showing some canopy are
-	// kept out of the level a drop is measured from. Tuning set: false
-	// cell breaks 91 → 63, true ones 1434 → 1430.
-	rPreGreen = 0.15
+	// pre-break level of r: a senescent canopy reads as straw (r ≈ 1) until
+	// the harvest, so observations still showing some canopy stay out of
+	// the level a drop is measured from. Default 0.15.
+	rPreGreen float64
 	// rConfirmTol: a confirming observation may lie up to this much above
 	// the ratio gate (a single observation's σ of r is ≈ 0.09), provided it
-	// is itself firstObsK·K standard errors below the pre level.
-	rConfirmTol = 0.1
-	// rExtraPre: the pre-break level of r is the mean of up to
-	// PreObs + rExtraPre observations within PreWindowDays: the ratio and
-	// gap gates already keep slow straw decay out, so this test affords a
-	// longer, quieter pre level (its standard error shrinks); with the last
-	// pre-break observation required to be undropped, the longer level does
-	// not make the break late. Tuning set (with medians, before the
-	// weighted means): 0 → 3 raised cell recall 0.796 → 0.822 at precision
-	// 0.937 → 0.932 (docs/tillage.md).
-	rExtraPre = 3
-	// rPreMin is the least number of observations in the pre-break level
-	// of r. A straw level seen on a single date cannot be told from the
-	// standing dry canopy of a crop about to be harvested, which reads as
-	// straw (r ≈ 1) until the harvest: in the cloudy months a soybean
-	// canopy is often seen once, dry, between clouds, and next after the
-	// harvest, whose residue (45–65 % of the ground) is the drop of r a
-	// chisel pass also makes. Two clear dates within PreWindowDays, with
-	// the last one undropped, make it a level on the ground (or the drop
-	// a step after a seen harvest). Tuning set (4,000 + 4,000 cells, K
-	// 3): 1 / 2 / 3 → false cell breaks 988 / 437 / 376, true ones 6147 /
-	// 6134 / 6079. It is what let the former crop gate (ratio 0.45 and
-	// rNewGreen only within 90 days of a green canopy, which missed the
-	// harvests the clouds hid for longer) become one gate for all cells:
-	// at K 3.75, former gates 0.925 / 0.891, + rPreMin 2 0.942 / 0.890.
-	rPreMin = 2
+	// is itself confirmK·K standard errors below the pre level. Default 0.1.
+	rConfirmTol float64
+	// rExtraPre: the pre-break level of r is the mean of up to PreObs +
+	// rExtraPre observations within PreWindowDays. The ratio and gap gates
+	// already keep slow straw decay out, so this test affords a longer,
+	// quieter level; with the last pre-break observation required to be
+	// undropped, the longer level does not make the break late. Default 3.
+	rExtraPre int
+	// rPreMin is the least number of observations in the pre-break level of
+	// r. A straw level seen on a single date cannot be told from the
+	// standing dry canopy of a crop about to be harvested (in the cloudy
+	// months a soybean canopy is often seen once, dry, between clouds, and
+	// next after the harvest, whose residue makes the drop a chisel pass
+	// also makes); two clear dates within PreWindowDays, the last one
+	// undropped, make it a level on the ground. Default 2.
+	rPreMin int
 	// rNewGreen and rDeepRatio: the first post-break observation must show
-	// at most rNewGreen of canopy (about the noise of the green fraction
-	// on bare ground, whose observations scatter within ±0.05) unless the
-	// post level is below rDeepRatio of the pre level (ploughing and
-	// harrowing keep ≤ 25 % of the straw, a harvest ≥ 45 %: a ploughing
-	// first seen through the emerging crop, unit test). Tillage leaves the
-	// field bare; a drop first seen under an emerging canopy is a harvest
-	// followed by the next crop sown into its straw (safrinha after
-	// soybean, a cover crop). Tuning set (K 3): rNewGreen 0.1 / 0.075 /
-	// 0.05 / none → precision 0.922 / 0.927 / 0.933 / 0.878 at recall
-	// 0.917 / 0.917 / 0.915 / 0.918; the rDeepRatio exception costs 23
-	// false breaks (0.937 / 0.915 without it) and keeps ploughing under an
-	// emerging crop detectable.
-	rNewGreen  = 0.05
-	rDeepRatio = 0.25
+	// at most rNewGreen of canopy (about the noise of the green fraction on
+	// bare ground) unless the post level is below rDeepRatio of the pre
+	// level. Tillage leaves the field bare; a drop first seen under an
+	// emerging canopy is a harvest followed by the next crop sown into its
+	// straw (safrinha after soybean, a cover crop), unless the drop is as
+	// deep as only ploughing and harrowing make (≤ 25 % of the straw kept;
+	// a harvest keeps ≥ 45 %). Defaults 0.05 and 0.25.
+	rNewGreen, rDeepRatio float64
 	// rDroppedRatio: the last pre-break observation has already dropped
 	// (the series is a ramp, or the break is earlier) when at or below
 	// rDroppedRatio × the pre level (or the ratio gate, if higher), or
 	// within σ/2 above it while confirmK·K standard errors below the pre
-	// level. It is the former ratio gate, kept apart from rRatio: with the
-	// 0.55 gate alone the straw-drop test fires on fast straw decay (unit
-	// test "slow straw decay to soil"). Tuning set (K 3): 0.55 / 0.6 /
-	// 0.65 → 0.932 / 0.917, 0.933 / 0.915, 0.935 / 0.913.
-	rDroppedRatio = 0.6
+	// level. It is stricter than rRatio, which alone lets the test fire on
+	// fast straw decay. Default 0.6.
+	rDroppedRatio float64
 	// levelTrim: pre- and post-break levels are weighted means of the
 	// observations within levelTrim σ of their median (see level).
-	levelTrim = 3.0
-	// firstObsK and soilFirstK: the first post-break observation alone
-	// must lie beyond firstObsK·K (straw-drop test) or soilFirstK·K (soil
-	// test) standard errors, and each confirming observation of the
-	// straw-drop test beyond confirmK·K. Tuning set: firstObsK 0.5 → 0.6
-	// removed 13 of 141 false cell breaks (noise-low observations just
-	// before a tillage, which dated it early) and no true one. The soil
-	// test needs about 2.6–2.8 standard errors on the first observation
-	// (0.75 at the former K 3.75, 0.9 at K 3: 2.7): below that it fires
-	// on fast straw decay, a ramp rather than a step (unit test "slow
-	// straw decay to soil"). Tuning set (4,000 + 4,000 cells, K 3):
-	// soilFirstK 0.75 / 0.9 / 1 → 0.922 / 0.917, 0.933 / 0.915, 0.939 /
-	// 0.912.
-	firstObsK  = 0.6
-	soilFirstK = 0.9
-	confirmK   = 0.5
-)
+	// Default 3.
+	levelTrim float64
+	// firstObsK, soilFirstK and confirmK: the first post-break observation
+	// alone must lie beyond firstObsK·K (straw-drop test) or soilFirstK·K
+	// (soil test) standard errors, and each confirming observation of the
+	// straw-drop test beyond confirmK·K: a break is dated by its first
+	// changed observation (a noise-low observation just before a tillage
+	// must not date it early), and a ramp (fast straw decay) is not a step.
+	// Defaults 0.6, 0.9 and 0.5.
+	firstObsK, soilFirstK, confirmK float64
+}
+
+// withDefaults returns t with every zero field set to its default.
+func (t tuning) withDefaults() tuning {
+	f := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	f(&t.rMaxGreen, 0.6)
+	f(&t.rMinStraw, 0.25)
+	f(&t.rRatio, 0.55)
+	f(&t.rMaxGap, 20)
+	f(&t.rHalfLife, 30)
+	f(&t.rMaxGapLong, 60)
+	f(&t.rPreGreen, 0.15)
+	f(&t.rConfirmTol, 0.1)
+	f(&t.rNewGreen, 0.05)
+	f(&t.rDeepRatio, 0.25)
+	f(&t.rDroppedRatio, 0.6)
+	f(&t.levelTrim, 3)
+	f(&t.firstObsK, 0.6)
+	f(&t.soilFirstK, 0.9)
+	f(&t.confirmK, 0.5)
+	if t.rExtraPre == 0 {
+		t.rExtraPre = 3
+	}
+	if t.rPreMin == 0 {
+		t.rPreMin = 2
+	}
+	return t
+}
 
 // strawDropAt tests a tillage break with cs[j] as the first post-break
 // observation on the straw share of the ground r = straw/(straw+soil), the
@@ -767,104 +770,60 @@ func strawDropAt(cs []clearObs, j int, p Params, sigma float64, buf, post []floa
 }
 
 // strawDrop is strawDropAt with the name of the first failed condition
-// ("" when the break is accepted), for the diagnostics.
+// ("" when the break is accepted), for the diagnostics. p.tune must have
+// its defaults (DetectCell and Detect set them).
 func strawDrop(cs []clearObs, j int, p Params, sigma float64, buf, post []float64) (Break, string) {
-	n := len(cs)
+	t := &p.tune
 	c := cs[j]
-	if c.green > rMaxGreen {
+	if c.green > t.rMaxGreen {
 		return Break{}, "green1"
 	}
-	// Across a cloudy gap longer than rMaxGap the drop must also beat the
-	// fastest decomposition of straw over the extra days.
-	decay := 1.0
-	if gap := c.date.Sub(cs[j-1].date).Hours() / 24; gap > rMaxGap {
-		if gap > rMaxGapLong {
-			return Break{}, "gap"
-		}
-		decay = math.Exp2(-(gap - rMaxGap) / rHalfLife)
+	decay, ok := gapDecay(c.date.Sub(cs[j-1].date), t)
+	if !ok {
+		return Break{}, "gap"
 	}
-	// Pre-break level: up to PreObs + rExtraPre observations with the
-	// ground in full view (canopy ≤ rPreGreen).
-	v := buf[:0]
 	var preScaleArr, postScaleArr, tmpArr [16]float64
-	preScales := preScaleArr[:0]
-	window := time.Duration(p.PreWindowDays) * 24 * time.Hour
-	lastPre := cs[j-1].date
-	for i := j - 1; i >= 0 && len(v) < p.PreObs+rExtraPre; i-- {
-		if lastPre.Sub(cs[i].date) > window {
-			break
-		}
-		if cs[i].green <= rPreGreen {
-			v = append(v, cs[i].strawShare())
-			preScales = append(preScales, cs[i].groundScale())
-		}
-	}
+	v, preScales := strawPre(cs, j, p, buf, preScaleArr[:0])
 	npre := len(v)
 	if npre == 0 {
 		return Break{}, "nopre"
 	}
-	pre, sePre := level(v, preScales, sigma, tmpArr[:0])
-	if pre < rMinStraw {
+	pre, sePre := level(v, preScales, sigma, t.levelTrim, tmpArr[:0])
+	if pre < t.rMinStraw {
 		return Break{}, "lowpre"
 	}
 	r1 := c.strawShare()
-	if r1 > rRatio*pre*decay { // cheap rejection of most observations
+	hi := t.rRatio * pre * decay
+	if r1 > hi { // cheap rejection of most observations
 		return Break{}, "ratio"
 	}
-	if npre < rPreMin {
+	if npre < t.rPreMin {
 		return Break{}, "npre"
 	}
-	hi := rRatio * pre * decay
-	// Confirmation: each of the next ConfirmObs observations must itself
-	// lie more than confirmK·K standard errors below the pre level, and
-	// not above the ratio gate by more than rConfirmTol.
-	post = post[:0]
-	postScales := postScaleArr[:0]
-	limit := c.date.Add(persistDays * 24 * time.Hour)
-	for i := j; i < n && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
-		x := cs[i]
-		if x.green > rMaxGreen || x.date.After(limit) {
-			break
-		}
-		r := x.strawShare()
-		if k := len(post); k > 0 && k <= p.ConfirmObs {
-			si := sigma * x.groundScale()
-			if (pre-r)/math.Sqrt(sePre*sePre+si*si) <= confirmK*p.K || r > hi+rConfirmTol {
-				return Break{}, "confirm"
-			}
-		}
-		post = append(post, r)
-		postScales = append(postScales, x.groundScale())
+	d := strawDropLevels{pre: pre, sePre: sePre, hi: hi, sigma: sigma}
+	post, postScales, ok := d.confirmed(cs, j, p, post, postScaleArr[:0])
+	if !ok {
+		return Break{}, "confirm"
 	}
 	if len(post) < p.ConfirmObs+1 {
 		return Break{}, "npost"
 	}
-	postLvl, sePost := level(post, postScales, sigma, tmpArr[:0])
+	postLvl, sePost := level(post, postScales, sigma, t.levelTrim, tmpArr[:0])
 	if postLvl > hi {
 		return Break{}, "postlvl"
 	}
-	if c.green > rNewGreen && postLvl > rDeepRatio*pre {
+	if c.green > t.rNewGreen && postLvl > t.rDeepRatio*pre {
 		return Break{}, "green-new"
 	}
-	// The last pre-break observation must not have dropped already (else
-	// the break is earlier, or the series is a ramp — straw decaying —
-	// rather than a step): it is dropped when at or below the gate, or
-	// within half its σ above it while lying confirmK·K standard errors
-	// below the pre level.
-	if x := cs[j-1]; x.green <= rMaxGreen {
-		r := x.strawShare()
-		si := sigma * x.groundScale()
-		dropped := math.Max(hi, rDroppedRatio*pre*decay)
-		if r <= dropped || (r <= dropped+si/2 && (pre-r)/math.Sqrt(sePre*sePre+si*si) > confirmK*p.K) {
-			return Break{}, "lastpre"
-		}
+	if d.dropped(cs[j-1], p, decay) {
+		return Break{}, "lastpre"
 	}
 	z := (pre - postLvl) / math.Sqrt(sePre*sePre+sePost*sePost)
 	if z <= p.K {
 		return Break{MagnitudeSigma: z}, "z"
 	}
 	s1 := sigma * postScales[0]
-	if z1 := (pre - r1) / math.Sqrt(sePre*sePre+s1*s1); z1 <= firstObsK*p.K {
+	if z1 := (pre - r1) / math.Sqrt(sePre*sePre+s1*s1); z1 <= t.firstObsK*p.K {
 		return Break{}, "z1"
 	}
 	return Break{
@@ -873,18 +832,105 @@ func strawDrop(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 	}, ""
 }
 
+// gapDecay returns the factor by which straw decomposition may have lowered
+// r across a gap between two clear dates: 1 up to rMaxGap days, the fastest
+// decomposition 2^(−(gap − rMaxGap)/rHalfLife) beyond, and false beyond
+// rMaxGapLong days (no step can be told from decay over such a gap).
+func gapDecay(gap time.Duration, t *tuning) (float64, bool) {
+	days := gap.Hours() / 24
+	if days <= t.rMaxGap {
+		return 1, true
+	}
+	if days > t.rMaxGapLong {
+		return 0, false
+	}
+	return math.Exp2(-(days - t.rMaxGap) / t.rHalfLife), true
+}
+
+// strawPre returns the r values, and their noise scales, of the pre-break
+// level of the straw-drop test with cs[j] as the first post-break
+// observation: up to PreObs + rExtraPre observations within PreWindowDays
+// of cs[j-1] with the ground in full view (canopy ≤ rPreGreen), newest
+// first. v and scales are reused.
+func strawPre(cs []clearObs, j int, p Params, v, scales []float64) ([]float64, []float64) {
+	v = v[:0]
+	window := time.Duration(p.PreWindowDays) * 24 * time.Hour
+	lastPre := cs[j-1].date
+	for i := j - 1; i >= 0 && len(v) < p.PreObs+p.tune.rExtraPre; i-- {
+		if lastPre.Sub(cs[i].date) > window {
+			break
+		}
+		if cs[i].green <= p.tune.rPreGreen {
+			v = append(v, cs[i].strawShare())
+			scales = append(scales, cs[i].groundScale())
+		}
+	}
+	return v, scales
+}
+
+// strawDropLevels is what the straw-drop test knows once the pre-break level
+// is set: that level of r and its standard error, the ratio gate hi (after
+// the gap's decay) and the cell's σ of r.
+type strawDropLevels struct{ pre, sePre, hi, sigma float64 }
+
+// confirmed collects the post-break r values, and their noise scales, from
+// cs[j]: up to max(PersistObs, ConfirmObs+1) observations within
+// persistDays, stopping at the first with canopy above rMaxGreen. false when
+// one of the ConfirmObs observations after the first is not itself
+// confirmK·K standard errors below the pre level, or lies more than
+// rConfirmTol above the gate. post and scales are reused.
+func (d strawDropLevels) confirmed(cs []clearObs, j int, p Params, post, scales []float64) ([]float64, []float64, bool) {
+	t := &p.tune
+	post = post[:0]
+	limit := cs[j].date.Add(persistDays * 24 * time.Hour)
+	for i := j; i < len(cs) && len(post) < max(p.PersistObs, p.ConfirmObs+1); i++ {
+		x := cs[i]
+		if x.green > t.rMaxGreen || x.date.After(limit) {
+			break
+		}
+		r := x.strawShare()
+		if k := len(post); k > 0 && k <= p.ConfirmObs {
+			si := d.sigma * x.groundScale()
+			if (d.pre-r)/math.Sqrt(d.sePre*d.sePre+si*si) <= t.confirmK*p.K || r > d.hi+t.rConfirmTol {
+				return post, scales, false
+			}
+		}
+		post = append(post, r)
+		scales = append(scales, x.groundScale())
+	}
+	return post, scales, true
+}
+
+// dropped reports whether the last pre-break observation x has already
+// dropped (then the break is earlier, or the series is a ramp — straw
+// decaying — rather than a step): at or below the gate (the ratio gate, or
+// rDroppedRatio of the pre level after the gap's decay, whichever is
+// higher), or within half its σ above it while lying confirmK·K standard
+// errors below the pre level. An observation under a canopy above
+// rMaxGreen does not show r and has not dropped.
+func (d strawDropLevels) dropped(x clearObs, p Params, decay float64) bool {
+	t := &p.tune
+	if x.green > t.rMaxGreen {
+		return false
+	}
+	r := x.strawShare()
+	si := d.sigma * x.groundScale()
+	gate := math.Max(d.hi, t.rDroppedRatio*d.pre*decay)
+	return r <= gate || (r <= gate+si/2 && (d.pre-r)/math.Sqrt(d.sePre*d.sePre+si*si) > t.confirmK*p.K)
+}
+
 // level returns the level of the values v, whose noise is sigma·scales[i],
 // and its standard error: the weighted mean (weights 1/scales[i]²) of the
-// values within levelTrim·sigma·scales[i] of their median, and
+// values within trim·sigma·scales[i] of their median, and
 // sigma/√Σweights. Once unflagged residue is trimmed, a mean is a far
 // more efficient estimate than a median of 3–6 noisy observations (the
 // standard error formula of the z test assumes a mean). tmp is scratch.
-func level(v, scales []float64, sigma float64, tmp []float64) (float64, float64) {
+func level(v, scales []float64, sigma, trim float64, tmp []float64) (float64, float64) {
 	tmp = append(tmp[:0], v...)
 	m := median(tmp)
 	var sw, swx float64
 	for i, x := range v {
-		if math.Abs(x-m) > levelTrim*sigma*scales[i] {
+		if math.Abs(x-m) > trim*sigma*scales[i] {
 			continue
 		}
 		w := 1 / (scales[i] * scales[i])

@@ -69,13 +69,14 @@ func Detect(cells []Cell, p Params) []Event {
 	if p.Validate() != nil {
 		return nil
 	}
+	p.tune = p.tune.withDefaults()
 	u, _ := newUnmixer(p)
 	nInt := 0
 	series := make([]cellSeries, len(cells))
 	var interior [][]Obs
 	for i, c := range cells {
 		cs := prepare(c.Obs, p, u)
-		series[i] = cellSeries{cs: cs, sg: newSigmas(cs, p.MinSigma), border: c.Border}
+		series[i] = cellSeries{cs: cs, sg: newSigmas(cs, p), border: c.Border}
 		if !c.Border {
 			nInt++
 			interior = append(interior, c.Obs)
