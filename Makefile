@@ -45,8 +45,8 @@ accuracy: setup ## Accuracy harnesses on synthetic fields with known truth (till
 demo: build ## Run the pipeline on built-in sample data and print the result
 	@scripts/demo.sh $(BIN) $(DEMO_DIR)
 
-golden: setup ## Rewrite golden files
-	$(GO) test ./grid/ ./export/ -update
+golden: setup ## Rewrite golden files (grid testdata, the SINM golden payload, the schema tables of docs/outputs.md)
+	$(GO) test ./grid/ ./export/ ./sinm/ -update
 
 clean: ## Remove build outputs
 	rm -rf bin build
