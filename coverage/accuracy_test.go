@@ -154,7 +154,7 @@ func TestAccuracySmall(t *testing.T) {
 	// 2.36 pp and level agreement 139 / 145 = 95.9 % (138 needed). Without
 	// the soil fit (-noreflectance) they gave 3.03 pp and 92.4 %, with the
 	// median NDTI 4.0 pp and 86 %.
-	def := *accEstimator == "" && !*noReflectance && !testing.Short()
+	def := accEstimator == "" && !*noReflectance && !testing.Short()
 	r := runAccuracy(t, n, 8, 1)
 	checkAccuracy(t, r, def)
 	// Regression guard of the unmixing with the soil fit.
@@ -172,11 +172,20 @@ func TestAccuracyFull(t *testing.T) {
 }
 
 var (
-	accSeed      = flag.Uint64("accseed", 20261, "seed of the full harness (TestAccuracyFull)")
-	accEstimator = flag.String("estimator", "", "Params.Estimator of the harnesses (default: the package default, unmix); median reproduces the figures before unmixing")
+	accSeed = flag.Uint64("accseed", 20261, "seed of the full harness (TestAccuracyFull)")
 )
 
-func testParams() Params { return Params{Estimator: *accEstimator} }
+// accEstimator is Params.Estimator of the harnesses (-estimator).
+var accEstimator Estimator
+
+func init() {
+	flag.Func("estimator", "Params.Estimator of the harnesses: unmix, median, min or mean (default: the package default, unmix); median reproduces the figures before unmixing", func(s string) (err error) {
+		accEstimator, err = ParseEstimator(s)
+		return err
+	})
+}
+
+func testParams() Params { return Params{Estimator: accEstimator} }
 
 // TestAccuracyCeiling measures the level agreement a perfect reader would
 // reach with this measurement design: noise-free, cloud-free readings every

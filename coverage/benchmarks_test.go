@@ -37,7 +37,7 @@ func BenchmarkSmooth(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		smoothNDVI(f.cells[0], DefaultLambda, DefaultRobustIter)
+		smoothNDVI(f.cells[0], defaultLambda, defaultRobustIter)
 	}
 }
 
@@ -47,8 +47,8 @@ func BenchmarkCellCover(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 1, crop: pheno.Soja, cloudScale: 1})
 	sow := day("2025-10-20")
-	for _, est := range []string{"unmix", "median"} {
-		b.Run(est, func(b *testing.B) {
+	for _, est := range []Estimator{EstimatorUnmix, EstimatorMedian} {
+		b.Run(string(est), func(b *testing.B) {
 			p := Params{Estimator: est}
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

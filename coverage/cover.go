@@ -14,13 +14,13 @@ import (
 
 // CellCover returns the straw cover of one cell before sowing, in percent
 // (0–100), read from its readings in the WindowDays days before the sowing
-// day (the sowing day itself excluded). With the default Estimator "unmix"
+// day (the sowing day itself excluded). With the default EstimatorUnmix
 // each reading is unmixed into green, straw and soil fractions and the
 // straw fraction is averaged over the window's days (interpolated between
 // readings; readings up to AnchorDays outside the window anchor its edges),
-// see docs/coverage.md. With "median", "min" (Zheng et al. 2012) or "mean",
-// that NDTI of the readings with NDVI below MaxNDVI is mapped linearly from
-// BareNDTI (0 %) to StrawNDTI (100 %). nObs counts the readings used inside
+// see docs/coverage.md. With EstimatorMedian, EstimatorMin (Zheng et al.
+// 2012) or EstimatorMean, that NDTI of the readings with NDVI below MaxNDVI
+// is mapped linearly from BareNDTI (0 %) to StrawNDTI (100 %). nObs counts the readings used inside
 // the window; ok is false (and pct NaN) when there are none.
 func CellCover(obs []Obs, sowing time.Time, p Params) (pct float64, nObs int, ok bool) {
 	p = p.withDefaults()
@@ -30,7 +30,7 @@ func CellCover(obs []Obs, sowing time.Time, p Params) (pct float64, nObs int, ok
 func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int, bool) {
 	from := sow.AddDate(0, 0, -p.WindowDays)
 	vals := buf[:0]
-	if p.Estimator == "unmix" {
+	if p.Estimator == EstimatorUnmix {
 		return unmixCover(obs, from, sow, p)
 	}
 	for _, o := range obs {
@@ -48,12 +48,12 @@ func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int,
 	}
 	var v float64
 	switch p.Estimator {
-	case "min":
+	case EstimatorMin:
 		v = vals[0]
 		for _, x := range vals[1:] {
 			v = math.Min(v, x)
 		}
-	case "mean":
+	case EstimatorMean:
 		for _, x := range vals {
 			v += x
 		}
@@ -161,8 +161,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 	if err := p.Validate(); err != nil {
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
-	fit := p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean" &&
-		!p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
+	fit := p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
 	p = p.withDefaults()
 	if crop == "" {
 		crop = zarc.Soja

@@ -54,7 +54,8 @@ func ExampleParams_Fractions() {
 	ndvi, ndti := p.Mix(0.10, 0.45, 0.45)
 	g, s, b := p.Fractions(ndvi, ndti)
 	fmt.Printf("NDVI %.3f NDTI %.3f → green %.2f straw %.2f soil %.2f\n", ndvi, ndti, g, s, b)
-	fmt.Printf("NDTI mapped linearly: %.0f %% straw\n", 100*(ndti-coverage.DefaultBareNDTI)/(coverage.DefaultStrawNDTI-coverage.DefaultBareNDTI))
+	bare, straw := 0.055, 0.246 // the NDTI estimators' BareNDTI and StrawNDTI
+	fmt.Printf("NDTI mapped linearly: %.0f %% straw\n", 100*(ndti-bare)/(straw-bare))
 	// Output:
 	// NDVI 0.265 NDTI 0.161 → green 0.10 straw 0.45 soil 0.45
 	// NDTI mapped linearly: 56 % straw

@@ -44,25 +44,21 @@ type Params struct {
 	// Straw cover.
 	WindowDays int // days read before sowing; default 30 (Portaria 349/2026 item 6.7.2)
 	// MaxNDVI: readings with NDVI at or above this are green vegetation
-	// and dropped; default 0.3 with the NDTI estimators, 0.5 with "unmix"
+	// and dropped; default 0.3 with the NDTI estimators, 0.5 with EstimatorUnmix
 	// (which unmixes the green share of a reading instead).
 	MaxNDVI float64
 	// BareNDTI and StrawNDTI are the NDTI of bare soil (0 % straw) and of
 	// full dry straw (100 %). With the NDTI estimators they default to
-	// 0.055 and 0.246 (fitted, docs/coverage.md); with "unmix", when set,
+	// 0.055 and 0.246 (fitted, docs/coverage.md); with EstimatorUnmix, when set,
 	// they replace the Soil and Straw endmembers' NDTI (defaults 0.053 and
 	// 0.241, the spectra).
 	BareNDTI  float64
 	StrawNDTI float64
-	// Estimator picks how a cell's readings become its cover: "unmix"
-	// (default: three-endmember unmixing of each reading, straw fraction
-	// averaged over the window's days, see unmixCover) or, mapping one NDTI
-	// linearly between BareNDTI and StrawNDTI, the "median", "min" (Zheng et
-	// al. 2012) or "mean" NDTI of the window. The minimum rejects green
-	// weeds but is biased low by noise (docs/coverage.md).
-	Estimator string
+	// Estimator picks how a cell's readings become its cover; zero is
+	// EstimatorUnmix.
+	Estimator Estimator
 
-	// Unmixing (the "unmix" estimator). Green, Straw and Soil are the
+	// Unmixing (EstimatorUnmix). Green, Straw and Soil are the
 	// endmembers each reading is unmixed into; zero values take
 	// spectral.Green, spectral.Straw and spectral.Soil, with the soil and straw
 	// NDTI replaced by BareNDTI and StrawNDTI when those are set.
@@ -86,7 +82,7 @@ type Params struct {
 	// since green canopy has the highest NDTI) and dropped; default 0.08,
 	// about twice the green-fraction noise of a Sentinel-2 reading.
 	HazeGreen float64
-	// NoSoilFit turns off the talhão soil fit. By default, with "unmix",
+	// NoSoilFit turns off the talhão soil fit. By default, with EstimatorUnmix,
 	// when at least MinSoilFitObs readings of the talhão carry all four
 	// reflectances (Obs.Red..SWIR2) and neither Soil nor BareNDTI is set,
 	// Assess replaces the Soil endmember by the talhão's own soil, fitted
@@ -95,50 +91,89 @@ type Params struct {
 	NoSoilFit bool
 }
 
+// Estimator names how CellCover turns a cell's readings into its straw
+// cover. The zero value is EstimatorUnmix.
+type Estimator string
+
+// The estimators. The minimum rejects green weeds but is biased low by
+// noise (docs/coverage.md).
+const (
+	// EstimatorUnmix unmixes each reading into green, straw and soil and
+	// averages the straw fraction over the window's days (see unmixCover).
+	EstimatorUnmix Estimator = "unmix"
+	// EstimatorMedian, EstimatorMin (Zheng et al. 2012) and EstimatorMean
+	// map that NDTI of the window's readings linearly between BareNDTI and
+	// StrawNDTI.
+	EstimatorMedian Estimator = "median"
+	EstimatorMin    Estimator = "min"
+	EstimatorMean   Estimator = "mean"
+)
+
+// ParseEstimator reads an estimator name: unmix, median, min or mean (""
+// is the zero value, EstimatorUnmix). The error wraps ErrParams.
+func ParseEstimator(s string) (Estimator, error) {
+	e := Estimator(s)
+	if !e.valid() {
+		return "", fmt.Errorf("%w: Estimator %q, want unmix, median, min or mean", ErrParams, s)
+	}
+	return e, nil
+}
+
+func (e Estimator) valid() bool {
+	switch e {
+	case "", EstimatorUnmix, EstimatorMedian, EstimatorMin, EstimatorMean:
+		return true
+	}
+	return false
+}
+
+// unmixes reports whether e is the unmixing estimator (the zero value too).
+func (e Estimator) unmixes() bool { return e == "" || e == EstimatorUnmix }
+
 // MinSoilFitObs is the number of readings with all four reflectances, NDVI
 // below MaxNDVI, that the talhão soil fit needs.
 const MinSoilFitObs = 30
 
 // Default values of Params.
 const (
-	DefaultLambda       = 50
-	DefaultRobustIter   = 4
-	DefaultMinCycleDays = 60
-	DefaultMinAmplitude = 0.2
-	DefaultMinPeak      = 0.45
-	DefaultGreenUp      = 0.3
-	DefaultSlackDays    = 15
-	DefaultWindowDays   = 30
-	DefaultMaxNDVI      = 0.3 // NDTI estimators
-	// DefaultUnmixMaxNDVI is the MaxNDVI of the "unmix" estimator: green
+	defaultLambda       = 50
+	defaultRobustIter   = 4
+	defaultMinCycleDays = 60
+	defaultMinAmplitude = 0.2
+	defaultMinPeak      = 0.45
+	defaultGreenUp      = 0.3
+	defaultSlackDays    = 15
+	defaultWindowDays   = 30
+	defaultMaxNDVI      = 0.3 // NDTI estimators
+	// defaultUnmixMaxNDVI is the MaxNDVI of the unmixing estimator: green
 	// canopy is unmixed, so only readings mostly green are dropped.
-	DefaultUnmixMaxNDVI = 0.5
-	DefaultBareNDTI     = 0.055
-	DefaultStrawNDTI    = 0.246
-	DefaultOutside      = 0.2
-	DefaultAnchorDays   = 15
-	DefaultSowAnchor    = 30
-	DefaultHazeGreen    = 0.08
+	defaultUnmixMaxNDVI = 0.5
+	defaultBareNDTI     = 0.055
+	defaultStrawNDTI    = 0.246
+	defaultOutside      = 0.2
+	defaultAnchorDays   = 15
+	defaultSowAnchor    = 30
+	defaultHazeGreen    = 0.08
 )
 
-// DefaultLagDays are the default LagDays.
-var DefaultLagDays = map[zarc.Crop]float64{zarc.Soja: 25.7, zarc.Milho: 29.6}
+// defaultLagDays are the default LagDays.
+var defaultLagDays = map[zarc.Crop]float64{zarc.Soja: 25.7, zarc.Milho: 29.6}
 
 // lag returns the sowing-to-green-up lag of crop, in days.
 func (p Params) lag(crop zarc.Crop) float64 {
 	if v, ok := p.LagDays[crop]; ok {
 		return v
 	}
-	if v, ok := DefaultLagDays[crop]; ok {
+	if v, ok := defaultLagDays[crop]; ok {
 		return v
 	}
-	return DefaultLagDays[zarc.Soja]
+	return defaultLagDays[zarc.Soja]
 }
 
-// DefaultWindows are the plausible sowing windows of the main (summer) crop
+// defaultWindows are the plausible sowing windows of the main (summer) crop
 // in Mato Grosso and Paraná: soybean from the end of the sanitary break
 // (mid-September) to the end of December, summer maize from September.
-var DefaultWindows = map[zarc.Crop][2]MonthDay{
+var defaultWindows = map[zarc.Crop][2]MonthDay{
 	zarc.Soja:  {{time.September, 15}, {time.December, 31}},
 	zarc.Milho: {{time.September, 1}, {time.December, 31}},
 }
@@ -149,9 +184,9 @@ func (p Params) withDefaults() Params {
 			*v = d
 		}
 	}
-	def(&p.Lambda, DefaultLambda)
-	def(&p.MinAmplitude, DefaultMinAmplitude)
-	def(&p.MinPeak, DefaultMinPeak)
+	def(&p.Lambda, defaultLambda)
+	def(&p.MinAmplitude, defaultMinAmplitude)
+	def(&p.MinPeak, defaultMinPeak)
 	if p.Soil == (spectral.Endmember{}) {
 		p.Soil = spectral.Soil
 		if p.BareNDTI != 0 {
@@ -167,8 +202,8 @@ func (p Params) withDefaults() Params {
 	if p.Green == (spectral.Endmember{}) {
 		p.Green = spectral.Green
 	}
-	def(&p.Outside, DefaultOutside)
-	def(&p.HazeGreen, DefaultHazeGreen)
+	def(&p.Outside, defaultOutside)
+	def(&p.HazeGreen, defaultHazeGreen)
 	// Anchor spans: 0 takes the default, negative means none.
 	days := func(v *int, d int) {
 		switch {
@@ -178,34 +213,31 @@ func (p Params) withDefaults() Params {
 			*v = 0
 		}
 	}
-	days(&p.AnchorDays, DefaultAnchorDays)
-	days(&p.SowAnchorDays, DefaultSowAnchor)
+	days(&p.AnchorDays, defaultAnchorDays)
+	days(&p.SowAnchorDays, defaultSowAnchor)
 	if p.Estimator == "" {
-		p.Estimator = "unmix"
+		p.Estimator = EstimatorUnmix
 	}
-	if p.Estimator == "unmix" {
-		def(&p.MaxNDVI, DefaultUnmixMaxNDVI)
+	if p.Estimator == EstimatorUnmix {
+		def(&p.MaxNDVI, defaultUnmixMaxNDVI)
 	}
-	def(&p.MaxNDVI, DefaultMaxNDVI)
-	def(&p.BareNDTI, DefaultBareNDTI)
-	def(&p.StrawNDTI, DefaultStrawNDTI)
+	def(&p.MaxNDVI, defaultMaxNDVI)
+	def(&p.BareNDTI, defaultBareNDTI)
+	def(&p.StrawNDTI, defaultStrawNDTI)
 	if p.GreenUp == 0 {
-		p.GreenUp = DefaultGreenUp
+		p.GreenUp = defaultGreenUp
 	}
 	if p.MinCycleDays == 0 {
-		p.MinCycleDays = DefaultMinCycleDays
+		p.MinCycleDays = defaultMinCycleDays
 	}
 	if p.RobustIter == 0 {
-		p.RobustIter = DefaultRobustIter
+		p.RobustIter = defaultRobustIter
 	}
 	if p.WindowSlackDays == 0 {
-		p.WindowSlackDays = DefaultSlackDays
+		p.WindowSlackDays = defaultSlackDays
 	}
 	if p.WindowDays == 0 {
-		p.WindowDays = DefaultWindowDays
-	}
-	if p.Estimator == "" {
-		p.Estimator = "unmix"
+		p.WindowDays = defaultWindowDays
 	}
 	return p
 }
@@ -216,10 +248,10 @@ func (p Params) withDefaults() Params {
 func (p Params) window(crop zarc.Crop, s Season) (time.Time, time.Time) {
 	w, ok := p.Windows[crop]
 	if !ok {
-		w, ok = DefaultWindows[crop]
+		w, ok = defaultWindows[crop]
 	}
 	if !ok {
-		w = DefaultWindows[zarc.Soja]
+		w = defaultWindows[zarc.Soja]
 	}
 	at := func(md MonthDay) time.Time {
 		t := md.In(s.Start.Year())
@@ -259,12 +291,12 @@ func (p Params) Validate() error {
 		return bad("MaxNDVI %v must be in (−1, 1]", p.MaxNDVI)
 	case !(p.StrawNDTI > p.BareNDTI):
 		return bad("StrawNDTI %v must exceed BareNDTI %v", p.StrawNDTI, p.BareNDTI)
-	case p.Estimator != "median" && p.Estimator != "min" && p.Estimator != "mean" && p.Estimator != "unmix":
+	case !p.Estimator.valid():
 		return bad("Estimator %q, want unmix, median, min or mean", p.Estimator)
 	case !(p.Outside >= 0) || !(p.HazeGreen >= 0):
 		return bad("Outside %v and HazeGreen %v must be ≥ 0", p.Outside, p.HazeGreen)
 	}
-	if p.Estimator == "unmix" {
+	if p.Estimator == EstimatorUnmix {
 		if _, ok := spectral.New(p.Green, p.Straw, p.Soil); !ok {
 			return bad("Green %+v, Straw %+v, Soil %+v: endmembers need finite indices, positive VNIR and SWIR, and must not be collinear in (NDVI, NDTI)", p.Green, p.Straw, p.Soil)
 		}

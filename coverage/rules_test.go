@@ -140,7 +140,7 @@ func TestLevel(t *testing.T) {
 // unmixing default is tested in TestCellCoverUnmix.
 func TestCellCoverWindowAndFilter(t *testing.T) {
 	sow := day("2024-10-31")
-	mid := (DefaultBareNDTI + DefaultStrawNDTI) / 2 // 50 %
+	mid := (defaultBareNDTI + defaultStrawNDTI) / 2 // 50 %
 	at := func(daysBefore int, ndvi, ndti float64) Obs {
 		return Obs{Date: sow.AddDate(0, 0, -daysBefore), NDVI: ndvi, NDTI: ndti}
 	}
@@ -155,13 +155,13 @@ func TestCellCoverWindowAndFilter(t *testing.T) {
 		{"day 30 in", []Obs{at(30, 0.2, mid)}, 50, 1, true, Params{Estimator: "median"}},
 		{"day 31 out", []Obs{at(31, 0.2, mid)}, nan, 0, false, Params{Estimator: "median"}},
 		{"sowing day out", []Obs{at(0, 0.2, mid)}, nan, 0, false, Params{Estimator: "median"}},
-		{"day 1 in", []Obs{at(1, 0.2, DefaultStrawNDTI)}, 100, 1, true, Params{Estimator: "median"}},
-		{"NDVI at threshold dropped", []Obs{at(5, 0.3, mid), at(6, 0.29, DefaultBareNDTI)}, 0, 1, true, Params{Estimator: "median"}},
+		{"day 1 in", []Obs{at(1, 0.2, defaultStrawNDTI)}, 100, 1, true, Params{Estimator: "median"}},
+		{"NDVI at threshold dropped", []Obs{at(5, 0.3, mid), at(6, 0.29, defaultBareNDTI)}, 0, 1, true, Params{Estimator: "median"}},
 		{"NaN dropped", []Obs{at(5, nan, mid), at(6, 0.2, nan), at(7, 0.2, mid)}, 50, 1, true, Params{Estimator: "median"}},
 		{"clamp high", []Obs{at(3, 0.2, 0.40)}, 100, 1, true, Params{Estimator: "median"}},
 		{"clamp low", []Obs{at(3, 0.2, -0.05)}, 0, 1, true, Params{Estimator: "median"}},
-		{"median of three", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 50, 3, true, Params{Estimator: "median"}},
-		{"min of three (Zheng)", []Obs{at(3, 0.2, DefaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, DefaultStrawNDTI)}, 0, 3, true, Params{Estimator: "min"}},
+		{"median of three", []Obs{at(3, 0.2, defaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, defaultStrawNDTI)}, 50, 3, true, Params{Estimator: "median"}},
+		{"min of three (Zheng)", []Obs{at(3, 0.2, defaultBareNDTI), at(9, 0.2, mid), at(12, 0.2, defaultStrawNDTI)}, 0, 3, true, Params{Estimator: "min"}},
 		{"custom endmembers", []Obs{at(3, 0.2, 0.10)}, 50, 1, true, Params{Estimator: "median", BareNDTI: 0.02, StrawNDTI: 0.18}},
 		{"custom window 10 days", []Obs{at(11, 0.2, mid)}, nan, 0, false, Params{Estimator: "median", WindowDays: 10}},
 	}

@@ -33,9 +33,9 @@ type MonthDay struct {
 	Day   int
 }
 
-// DefaultAgriYearStart is 1 July, the boundary of the agricultural year used
+// defaultAgriYearStart is 1 July, the boundary of the agricultural year used
 // in the SINM example payload (dataInicial 2023-07-01, dataFinal 2026-06-30).
-var DefaultAgriYearStart = MonthDay{time.July, 1}
+var defaultAgriYearStart = MonthDay{time.July, 1}
 
 // ParseMonthDay parses "MM-DD" (such as "07-01"). 29 February is refused: a
 // boundary must exist in every year.
@@ -77,7 +77,7 @@ func (md MonthDay) In(y int) time.Time {
 
 func (md MonthDay) orDefault() MonthDay {
 	if md.Month == 0 {
-		return DefaultAgriYearStart
+		return defaultAgriYearStart
 	}
 	return md
 }
@@ -96,7 +96,7 @@ func (s Season) Contains(t time.Time) bool {
 }
 
 // NewSeason returns the agricultural year that starts on yearStart of year y.
-// A zero yearStart means DefaultAgriYearStart.
+// A zero yearStart means defaultAgriYearStart.
 func NewSeason(y int, yearStart MonthDay) Season {
 	yearStart = yearStart.orDefault()
 	return Season{
@@ -119,7 +119,7 @@ func SeasonOf(t time.Time, yearStart MonthDay) Season {
 
 // ParseSeason parses an agricultural-year label "YYYY/YYYY" whose second
 // year follows the first (such as "2026/2027") into the season starting on
-// yearStart of the first year. A zero yearStart means DefaultAgriYearStart.
+// yearStart of the first year. A zero yearStart means defaultAgriYearStart.
 func ParseSeason(label string, yearStart MonthDay) (Season, error) {
 	yearStart = yearStart.orDefault()
 	if err := yearStart.valid(); err != nil {

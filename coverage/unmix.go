@@ -51,7 +51,7 @@ func fitSoil(cells [][]Obs, p Params) (spectral.SoilFit, bool) {
 	return spectral.FitSoil(spectral.GreenSpectrum, spectral.StrawSpectrum, spectral.SoilSpectrum, rs, MinSoilFitObs)
 }
 
-// unmixCover is the "unmix" estimator of cellCover. Each reading with
+// unmixCover is EstimatorUnmix of cellCover. Each reading with
 // finite NDVI below MaxNDVI dated from AnchorDays before the window to
 // AnchorDays after the sowing is unmixed into green, straw and soil
 // fractions; readings lying more than Outside outside the endmember
