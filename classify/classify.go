@@ -55,9 +55,6 @@ func DefaultZe(crop zarc.Crop) (cm float64, ok bool) {
 	return 0, false
 }
 
-// Float returns a pointer to v, for the optional fields of Input.
-func new(v float64) *float64 { return &v }
-
 // Input holds everything the classification of one talhão needs. A nil
 // pointer is a value not measured or not informed.
 type Input struct {

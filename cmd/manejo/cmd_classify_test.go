@@ -11,6 +11,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/export"
 )
 
@@ -23,13 +24,13 @@ func runClassifyCLI(t *testing.T, args ...string) (code int, stdout, stderr stri
 	return code, o.String(), e.String()
 }
 
-func decodeResults(t *testing.T, s string) map[string]jsonResult {
+func decodeResults(t *testing.T, s string) map[string]classify.Explanation {
 	t.Helper()
-	var rs []jsonResult
+	var rs []classify.Explanation
 	if err := json.Unmarshal([]byte(s), &rs); err != nil {
 		t.Fatalf("decode JSON: %v\n%s", err, s)
 	}
-	m := map[string]jsonResult{}
+	m := map[string]classify.Explanation{}
 	for _, r := range rs {
 		m[r.FieldID] = r
 	}
@@ -104,7 +105,7 @@ func TestClassifyCLIExample(t *testing.T) {
 		if l != w.level || row.DecidingRule != w.deciding {
 			t.Errorf("parquet %s: level %d deciding %q, want %d %q", row.FieldID, l, row.DecidingRule, w.level, w.deciding)
 		}
-		var ex jsonResult
+		var ex classify.Explanation
 		if err := json.Unmarshal([]byte(row.Explanation), &ex); err != nil || ex.FieldID != row.FieldID {
 			t.Errorf("parquet %s: explanation %q: %v", row.FieldID, row.Explanation, err)
 		}
