@@ -60,7 +60,7 @@ func runAccuracy(t testing.TB, n, nCells int, seed uint64) accuracyResult {
 			truthSum += tr
 			sows[s.Label] = float64(sow.Unix()) / 86400
 		}
-		truthLevel := Level(truthSum / 3)
+		truthLevel := zarc.CLevel(truthSum / 3)
 		r.fields++
 		got := Assess(f.cells, contract, nil, zarc.Crop(crop), testParams())
 		for _, sc := range got.Seasons {
@@ -221,7 +221,7 @@ func TestAccuracyCeiling(t *testing.T) {
 			esum += v
 		}
 		n++
-		if Level(esum/3) == Level(tsum/3) {
+		if zarc.CLevel(esum/3) == zarc.CLevel(tsum/3) {
 			agree++
 		}
 	}

@@ -191,7 +191,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 				c = crop
 			}
 			sc.Sowing = Sowing{Date: zarc.Day(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
-				Decendio: Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
+				Decendio: zarc.Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
 			err = nil
 			// The cycles are labelled around the declared crop.
 			label(sc.Cycles, mainFor(sc.Cycles, sc.Sowing.Date, p.lag(c)))
@@ -237,24 +237,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 		return out
 	}
 	out.Pct = sum / float64(len(out.Seasons))
-	out.Level = Level(out.Pct)
+	out.Level = zarc.CLevel(out.Pct)
 	out.OK = true
 	return out
-}
-
-// Level returns the Tabela 1 level of a straw cover C in percent (IN 2/2025):
-// C < 30 → 1, 30 ≤ C < 60 → 2, 60 ≤ C < 90 → 3, C ≥ 90 → 4; 0 for NaN.
-func Level(pct float64) int {
-	switch {
-	case math.IsNaN(pct):
-		return 0
-	case pct < 30:
-		return 1
-	case pct < 60:
-		return 2
-	case pct < 90:
-		return 3
-	default:
-		return 4
-	}
 }

@@ -44,9 +44,11 @@ func (d Declarations) For(fieldID string) map[string]Declared {
 
 // ReadSowingCSV reads declared sowing dates from CSV with the columns
 // field_id,season,sowing_date[,crop] (a header row with these names is
-// optional; columns may then come in any order). season is "YYYY/YYYY",
-// sowing_date is YYYY-MM-DD and must fall inside that season (whose year
-// starts on yearStart; zero means 07-01), crop is soja or milho.
+// optional; columns may then come in any order). season is an
+// agricultural year as ParseSeason reads it ("2024/2025", "2024-2025" or
+// "2024/25"; the declaration is keyed by the canonical label), sowing_date
+// is YYYY-MM-DD and must fall inside that season (whose year starts on
+// yearStart; zero means 07-01), crop is soja or milho.
 //
 // Bad lines do not stop the reading: ReadSowingCSV returns every good line
 // together with an error joining one ErrSowingCSV per bad line, each naming

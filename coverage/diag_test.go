@@ -175,11 +175,11 @@ func evalDiag(t *testing.T, name string, fields []diagField, fn cellFn, breakdow
 				ok = false
 			}
 		}
-		tl := Level(tsum / 3)
+		tl := zarc.CLevel(tsum / 3)
 		if ok {
 			nC++
 			cAbs += math.Abs(esum/3 - tsum/3)
-			if Level(esum/3) == tl {
+			if zarc.CLevel(esum/3) == tl {
 				agree++
 			} else if breakdown {
 				dmin := 100.0
@@ -200,7 +200,7 @@ func evalDiag(t *testing.T, name string, fields []diagField, fn cellFn, breakdow
 		}
 		if okd {
 			nCDecl++
-			if Level(dsum/3) == tl {
+			if zarc.CLevel(dsum/3) == tl {
 				agreeDecl++
 			}
 		}
@@ -428,7 +428,7 @@ func TestCoverDiagCases(t *testing.T) {
 		for _, l := range []float64{30, 60, 90} {
 			dmin = math.Min(dmin, math.Abs(tc-l))
 		}
-		if Level(got.Pct) == Level(tc) || dmin < 3 {
+		if zarc.CLevel(got.Pct) == zarc.CLevel(tc) || dmin < 3 {
 			continue
 		}
 		t.Logf("talhão %d: C %.1f vs true %.1f", i, got.Pct, tc)

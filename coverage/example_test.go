@@ -40,11 +40,6 @@ func ExampleAssess() {
 	// C = 70 %, level 3
 }
 
-func ExampleDecendio() {
-	fmt.Println(coverage.Decendio(time.Date(2025, 10, 18, 0, 0, 0, 0, time.UTC)))
-	// Output: 29
-}
-
 // A reading of 10 % green weeds over 45 % straw and 45 % soil: the
 // unmixing recovers the straw share; the NDTI alone, mapped between bare
 // soil and full straw, reads more straw than there is, because green

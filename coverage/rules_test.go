@@ -89,9 +89,16 @@ func TestAgriYearBoundary(t *testing.T) {
 }
 
 func TestParseSeasonErrors(t *testing.T) {
-	for _, bad := range []string{"", "2026", "2026/2026", "2026/2028", "26/27", "2026-2027", "abcd/efgh"} {
-		if _, err := ParseSeason(bad, MonthDay{}); !errors.Is(err, ErrSeason) {
-			t.Errorf("ParseSeason(%q) error = %v, want ErrSeason", bad, err)
+	for _, bad := range []string{"", "2026", "2026/2026", "2026/2028", "26/27", "abcd/efgh"} {
+		if _, err := ParseSeason(bad, MonthDay{}); !errors.Is(err, ErrSeason) || !errors.Is(err, zarc.ErrAgriYear) {
+			t.Errorf("ParseSeason(%q) error = %v, want ErrSeason and zarc.ErrAgriYear", bad, err)
+		}
+	}
+	// One grammar for the agricultural year (zarc.ParseAgriYear): the other
+	// spellings name the same season, with the canonical label.
+	for _, ok := range []string{"2026/2027", "2026-2027", "2026/27", " 2026/2027 "} {
+		if s, err := ParseSeason(ok, MonthDay{}); err != nil || s.Label != "2026/2027" {
+			t.Errorf("ParseSeason(%q) = %q, %v, want 2026/2027", ok, s.Label, err)
 		}
 	}
 	for _, bad := range []string{"", "7-1", "13-01", "02-29", "04-31", "00-10", "07/01"} {
@@ -101,7 +108,8 @@ func TestParseSeasonErrors(t *testing.T) {
 	}
 }
 
-// Portaria 206/2026 item 3.3: periods 1..36, days 1–10, 11–20, 21–end.
+// Portaria 206/2026 item 3.3: periods 1..36, days 1–10, 11–20, 21–end
+// (zarc.Decendio, the decêndio Sowing carries).
 func TestDecendio(t *testing.T) {
 	tests := []struct {
 		day  string
@@ -112,24 +120,25 @@ func TestDecendio(t *testing.T) {
 		{"2025-12-21", 36}, {"2025-12-31", 36},
 	}
 	for _, tc := range tests {
-		if got := Decendio(day(tc.day)); got != tc.want {
-			t.Errorf("Decendio(%s) = %d, want %d", tc.day, got, tc.want)
+		if got := zarc.Decendio(day(tc.day)); got != tc.want {
+			t.Errorf("zarc.Decendio(%s) = %d, want %d", tc.day, got, tc.want)
 		}
 	}
-	if Decendio(time.Time{}) != 0 {
-		t.Error("Decendio(zero) != 0")
+	if zarc.Decendio(time.Time{}) != 0 {
+		t.Error("zarc.Decendio(zero) != 0")
 	}
 }
 
-// Tabela 1 (IN 2/2025): 0 ≤ C < 30 → 1; 30 ≤ C < 60 → 2; 60 ≤ C < 90 → 3; C ≥ 90 → 4.
+// Tabela 1 (IN 2/2025): 0 ≤ C < 30 → 1; 30 ≤ C < 60 → 2; 60 ≤ C < 90 → 3;
+// C ≥ 90 → 4 (zarc.CLevel, the level C carries).
 func TestLevel(t *testing.T) {
 	tests := []struct {
 		pct  float64
 		want int
 	}{{0, 1}, {29.999, 1}, {30, 2}, {59.9, 2}, {60, 3}, {89.99, 3}, {90, 4}, {100, 4}, {math.NaN(), 0}}
 	for _, tc := range tests {
-		if got := Level(tc.pct); got != tc.want {
-			t.Errorf("Level(%v) = %d, want %d", tc.pct, got, tc.want)
+		if got := zarc.CLevel(tc.pct); got != tc.want {
+			t.Errorf("zarc.CLevel(%v) = %d, want %d", tc.pct, got, tc.want)
 		}
 	}
 }
@@ -316,7 +325,7 @@ func TestCyclesAndSowingClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := math.Abs(sw.Date.Sub(sow).Hours() / 24); e > 7 || sw.Source != SourceDetected || sw.Decendio != Decendio(sw.Date) {
+	if e := math.Abs(sw.Date.Sub(sow).Hours() / 24); e > 7 || sw.Source != SourceDetected || sw.Decendio != zarc.Decendio(sw.Date) {
 		t.Errorf("DetectSowing = %+v, want ~%s detected", sw, sow.Format(time.DateOnly))
 	}
 }

@@ -117,24 +117,21 @@ func SeasonOf(t time.Time, yearStart MonthDay) Season {
 	return NewSeason(y, yearStart)
 }
 
-// ParseSeason parses an agricultural-year label "YYYY/YYYY" whose second
-// year follows the first (such as "2026/2027") into the season starting on
-// yearStart of the first year. A zero yearStart means defaultAgriYearStart.
+// ParseSeason parses an agricultural-year label in the grammar of
+// zarc.ParseAgriYear ("2026/2027", "2026-2027" or "2026/27") into the season
+// starting on yearStart of the first year; its Label is the canonical
+// "2026/2027". A zero yearStart means defaultAgriYearStart. Errors wrap
+// ErrSeason and zarc.ErrAgriYear.
 func ParseSeason(label string, yearStart MonthDay) (Season, error) {
 	yearStart = yearStart.orDefault()
 	if err := yearStart.valid(); err != nil {
 		return Season{}, fmt.Errorf("%w: year start %s: %v", ErrSeason, yearStart, err)
 	}
-	a, b, ok := strings.Cut(strings.TrimSpace(label), "/")
-	y1, err1 := strconv.Atoi(a)
-	y2, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || len(a) != 4 || len(b) != 4 {
-		return Season{}, fmt.Errorf("%w: %q, want YYYY/YYYY such as 2026/2027", ErrSeason, label)
+	y, err := zarc.ParseAgriYear(label)
+	if err != nil {
+		return Season{}, fmt.Errorf("%w: %w", ErrSeason, err)
 	}
-	if y2 != y1+1 {
-		return Season{}, fmt.Errorf("%w: %q: second year must be %d", ErrSeason, label, y1+1)
-	}
-	return NewSeason(y1, yearStart), nil
+	return NewSeason(int(y), yearStart), nil
 }
 
 // Assessed returns the three agricultural years before the contract year,
@@ -144,23 +141,4 @@ func (s Season) Assessed() []Season {
 	md := MonthDay{s.Start.Month(), s.Start.Day()}
 	y := s.Start.Year()
 	return []Season{NewSeason(y-3, md), NewSeason(y-2, md), NewSeason(y-1, md)}
-}
-
-// Decendio returns the ZARC sowing period of day t, 1..36: each month has
-// three, days 1–10, 11–20 and 21 to the month's end, numbered from
-// 1 (1–10 January) to 36 (21–31 December) (Portaria SPA/MAPA 206/2026,
-// item 3.3). The zero time gives 0.
-func Decendio(t time.Time) int {
-	if t.IsZero() {
-		return 0
-	}
-	d := zarc.Day(t)
-	k := 3
-	switch {
-	case d.Day() <= 10:
-		k = 1
-	case d.Day() <= 20:
-		k = 2
-	}
-	return (int(d.Month())-1)*3 + k
 }

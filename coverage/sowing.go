@@ -87,7 +87,7 @@ func detect(s *daily, season Season, crop zarc.Crop, p Params) (Sowing, []Cycle,
 		Source:     SourceDetected,
 		Crop:       crop,
 		Confidence: Ratio(math.Round(conf*100) / 100),
-		Decendio:   Decendio(d),
+		Decendio:   zarc.Decendio(d),
 		Reason:     reason,
 	}, cs, nil
 }

@@ -3,6 +3,8 @@ package tillage
 import (
 	"fmt"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // UndecidedYears is the history length (full years) a talhão without any
@@ -41,7 +43,7 @@ type T struct {
 // years (Código Civil art. 132 §3): a period starting on 29 February ends on
 // 1 March of a non-leap year. Dates are compared at day resolution in UTC.
 func FullYears(a, b time.Time) int {
-	a, b = day(a), day(b)
+	a, b = zarc.Day(a), zarc.Day(b)
 	if b.Before(a) {
 		return 0
 	}
@@ -50,11 +52,6 @@ func FullYears(a, b time.Time) int {
 		n--
 	}
 	return n
-}
-
-func day(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
 // Years computes T at the reference date asOf from the talhão's events and
@@ -68,7 +65,7 @@ func Years(events []Event, historyStart, asOf time.Time) T {
 	var last *time.Time
 	for i := range events {
 		d := events[i].Date
-		if day(d).After(day(asOf)) {
+		if zarc.Day(d).After(zarc.Day(asOf)) {
 			continue
 		}
 		if last == nil || d.After(*last) {
@@ -80,11 +77,11 @@ func Years(events []Event, historyStart, asOf time.Time) T {
 		t.LastEvent = last
 		t.Years = FullYears(*last, asOf)
 		t.MinYears = t.Years
-		t.Level = Level(t.Years)
+		t.Level = zarc.TLevel(float64(t.Years))
 		return t
 	}
 	t.Censored = true
-	if day(historyStart).After(day(asOf)) {
+	if zarc.Day(historyStart).After(zarc.Day(asOf)) {
 		t.Reason = fmt.Sprintf("no history: it starts %s, after the reference date %s",
 			historyStart.Format(time.DateOnly), asOf.Format(time.DateOnly))
 		return t
@@ -92,7 +89,7 @@ func Years(events []Event, historyStart, asOf time.Time) T {
 	t.MinYears = FullYears(historyStart, asOf)
 	t.Years = t.MinYears
 	if t.MinYears >= UndecidedYears {
-		t.Level = Level(t.MinYears)
+		t.Level = zarc.TLevel(float64(t.MinYears))
 		t.Reason = fmt.Sprintf("no soil revolving in %d full years of history (since %s): T ≥ %d",
 			t.MinYears, historyStart.Format(time.DateOnly), t.MinYears)
 		return t
@@ -100,19 +97,4 @@ func Years(events []Event, historyStart, asOf time.Time) T {
 	t.Reason = fmt.Sprintf("insufficient history: no soil revolving in %d full years (since %s), T ≥ %d does not decide the level (needs %d)",
 		t.MinYears, historyStart.Format(time.DateOnly), t.MinYears, UndecidedYears)
 	return t
-}
-
-// Level returns the Tabela 1 level (IN 2/2025) of T in full years:
-// T < 3 → 1, 3 ≤ T < 5 → 2, 5 ≤ T < 8 → 3, T ≥ 8 → 4. Negative T is 1.
-func Level(years int) int {
-	switch {
-	case years >= 8:
-		return 4
-	case years >= 5:
-		return 3
-	case years >= 3:
-		return 2
-	default:
-		return 1
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 func d(s string) time.Time {
@@ -16,13 +18,14 @@ func d(s string) time.Time {
 
 // TestLevelTabela1 checks IN 2/2025 Tabela 1, indicator 4 "Tempo (T) sem
 // revolvimento do solo (anos)": "T < 3 | 3 ≤ T < 5 | 5 ≤ T < 8 | T ≥ 8",
-// at and around each bound.
+// at and around each bound, for the whole years T counts (zarc.TLevel, the
+// level T carries).
 func TestLevelTabela1(t *testing.T) {
 	for _, tc := range []struct{ years, want int }{
 		{-1, 1}, {0, 1}, {2, 1}, {3, 2}, {4, 2}, {5, 3}, {7, 3}, {8, 4}, {9, 4}, {30, 4},
 	} {
-		if got := Level(tc.years); got != tc.want {
-			t.Errorf("Level(%d) = %d, want %d", tc.years, got, tc.want)
+		if got := zarc.TLevel(float64(tc.years)); got != tc.want {
+			t.Errorf("zarc.TLevel(%d) = %d, want %d", tc.years, got, tc.want)
 		}
 	}
 }
