@@ -21,8 +21,6 @@ import (
 	"github.com/manejo/manejo/storage"
 )
 
-func register() { storage.InitGDAL() }
-
 // DEM is an open elevation raster (band 1, elevations in metres) ready to
 // give the slope of talhões. Field is safe for concurrent use: reads are
 // serialized on the one GDAL dataset, the math runs in parallel. Close it.
@@ -46,13 +44,14 @@ type DEM struct {
 
 // Open opens the DEM at src (any GDAL raster: GeoTIFF, VRT mosaic, COG;
 // s3:// and http(s):// locations are read through /vsis3/ and /vsicurl/, see
-// GDALPath) and checks it: north-up geotransform, a CRS, and the resolution
-// rule of IN 6.3 (an error wrapping ErrTooCoarse; see CheckResolution).
+// storage.GDALPath) and checks it: north-up geotransform, a CRS, and the
+// resolution rule of IN 6.3 (an error wrapping ErrTooCoarse; see
+// CheckResolution).
 func Open(ctx context.Context, src string) (*DEM, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
 	}
-	register()
+	storage.InitGDAL()
 	ds, err := godal.Open(storage.GDALPath(src), godal.RasterOnly())
 	if err != nil {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
@@ -414,7 +413,7 @@ func WriteCOG(ctx context.Context, dst string, dem []float32, width, height int,
 	if len(dem) != width*height {
 		return fmt.Errorf("write DEM %s: %d values for %d×%d pixels: %w", dst, len(dem), width, height, ErrBadInput)
 	}
-	register()
+	storage.InitGDAL()
 	mem, err := godal.Create(godal.Memory, "", 1, godal.Float32, width, height)
 	if err != nil {
 		return fmt.Errorf("write DEM %s: create in memory: %w", dst, err)

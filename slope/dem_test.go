@@ -16,6 +16,7 @@ import (
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/internal/testkit"
+	"github.com/manejo/manejo/storage"
 )
 
 const arcsec = 1.0 / 3600
@@ -38,7 +39,7 @@ type transformer struct {
 
 func newTransformer(tb testing.TB, from, to string) *transformer {
 	tb.Helper()
-	register()
+	storage.InitGDAL()
 	s, err := godal.NewSpatialRef(from)
 	if err != nil {
 		tb.Fatalf("srs %s: %v", from, err)

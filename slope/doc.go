@@ -30,8 +30,8 @@
 // nominal class of 1″ products, not a literal bound; see CheckResolution.
 //
 // The math (Horn, PixelSizeM, Rasterize, Summarize, NewResult,
-// CheckResolution) is pure: slices in, values out, standard library and orb
-// only. GDAL I/O lives in dem.go (Open, DEM.Field, WriteCOG).
-//
-// May import: standard library, gonum, orb, grid; godal in dem.go only.
+// CheckResolution) is pure: slices in, values out, standard library, orb and
+// internal/num (order statistics) only. GDAL I/O lives in dem.go (Open,
+// DEM.Field, DEM.Fields, WriteCOG), which alone imports godal, grid (the
+// talhões) and storage (GDAL initialisation and paths).
 package slope
