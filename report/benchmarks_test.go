@@ -19,7 +19,7 @@ import (
 )
 
 // writeOutput writes an output folder of n talhões with cells cells each,
-// observed every 10 days over four agricultural years by internal/pheno:
+// observed every 10 days over four agricultural years by sim/pheno:
 // the shape of a real run, without running the pipeline.
 func writeOutput(tb testing.TB, dir string, n, cells int) (obsRows int) {
 	tb.Helper()

@@ -5,7 +5,7 @@
 // both cell-size classes, an L-shaped talhão, a MODIS-eligible one, slopes on
 // both sides of 3 %, headland-only tillage that must not count, IN 2.3) on a
 // small scene near Sinop (MT), gives each one a crop history from
-// internal/pheno, and renders, every RevisitDays, the scene as real
+// sim/pheno, and renders, every RevisitDays, the scene as real
 // Cloud-Optimized GeoTIFFs with the structure of Sentinel-2 L2A on Earth
 // Search: red and nir at 10 m, swir16, swir22 and scl at 20 m, UInt16 DN
 // with nodata 0 (SCL Byte), in the scene's UTM zone. Clouds, cirrus and
@@ -26,6 +26,7 @@
 //	truth.json                    ground truth (see Truth)
 //
 // Everything is deterministic for a seed: the same Options give
-// byte-identical files. The package does I/O through GDAL (godal) and
-// imports internal/pheno for the surface model.
+// byte-identical files. The package does I/O through GDAL (godal), imports
+// sim/pheno for the surface model and internal/num for rounding, and is
+// imported by no production package.
 package synth
