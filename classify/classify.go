@@ -223,9 +223,40 @@ func Classify(in Input) (Result, error) {
 		return Result{}, fmt.Errorf("classify talhão %q: %w", in.FieldID, err)
 	}
 	r := Result{FieldID: in.FieldID, Crop: crop, Mi: math.NaN(), Diversity: div}
+	ind, ctcMissing := indicators(in, div)
+	r.Indicators = ind.list(in.Notes)
+	r.Missing = ind.missing()
+	if ctcMissing {
+		r.Missing = append(r.Missing, "ctc_0_20")
+	}
+	ze, zeKnown := DefaultZe(crop)
+	if in.ZeCm != nil {
+		ze, zeKnown = *in.ZeCm, true
+	}
+	r.Missing = append(r.Missing, missingRuleInputs(in, zeKnown)...)
+	if len(r.Missing) > 0 {
+		r.DecidingRule = DecidedByMissing
+		r.Reason = "not classifiable (IN 2.2; Portaria 349 3.4 for the depth): missing " + strings.Join(r.Missing, ", ")
+		return r, nil
+	}
+	var n1, n2 int
+	r.Mi, n1, n2 = mean(r.Indicators)
+	r.MeanLevel = Band(r.Mi)
+	fired := rules(in, crop, r, ind.m.Level, ze, n1, n2)
+	r.Level, r.Rules, r.DecidingRule = settle(r.MeanLevel, fired)
+	if r.Level == 0 {
+		r.Reason = "not classifiable (Portaria 349 3.4): effective depth below Ze"
+	}
+	return r, nil
+}
 
-	// The six indicators of Tabela 1.
-	v := numeric("v_pct", "V%", "%", "IN 2.1 I, Tabela 1 row 1", in.VPct, func(x float64) int {
+// tabela1 holds the six indicators of Tabela 1 by name.
+type tabela1 struct{ v, ca, m, t, c, d Indicator }
+
+// indicators measures the six indicators of in; ctcMissing reports that the
+// CTC, which chooses the V% row, was not informed.
+func indicators(in Input, div DiversityDetail) (ind tabela1, ctcMissing bool) {
+	ind.v = numeric("v_pct", "V%", "%", "IN 2.1 I, Tabela 1 row 1", in.VPct, func(x float64) int {
 		if in.CTC == nil {
 			return 0
 		}
@@ -233,83 +264,94 @@ func Classify(in Input) (Result, error) {
 	})
 	switch {
 	case in.VPct != nil && in.CTC == nil:
-		v.Measured, v.Points = false, 0
-		v.Detail = "ctc_0_20 not informed: the V% row of Tabela 1 depends on the CTC class"
-		r.Missing = append(r.Missing, "ctc_0_20")
+		ind.v.Measured, ind.v.Points = false, 0
+		ind.v.Detail = "ctc_0_20 not informed: the V% row of Tabela 1 depends on the CTC class"
+		ctcMissing = true
 	case in.VPct == nil && in.CTC == nil:
-		r.Missing = append(r.Missing, "ctc_0_20")
+		ctcMissing = true
 	case in.VPct != nil:
-		v.Detail = fmt.Sprintf("CTC %g cmolc dm⁻³ (%s)", *in.CTC, ctcClass(*in.CTC))
+		ind.v.Detail = fmt.Sprintf("CTC %g cmolc dm⁻³ (%s)", *in.CTC, ctcClass(*in.CTC))
 	}
-	d := Indicator{Key: "d", Name: "D", Unit: "crops", Item: "IN 2.1 VI and 2.4, Tabela 1 row 6", Value: math.NaN()}
+	ind.ca = numeric("ca", "Ca", "cmolc dm⁻³", "IN 2.1 II, Tabela 1 row 2", in.Ca, CaLevel)
+	ind.m = numeric("m_pct", "m%", "%", "IN 2.1 III, Tabela 1 row 3", in.MPct, MLevel)
+	ind.t = numeric("t", "T", "years", "IN 2.1 IV, Tabela 1 row 4", in.TYears, zarc.TLevel)
+	ind.c = numeric("c", "C", "%", "IN 2.1 V, Tabela 1 row 5", in.CPct, zarc.CLevel)
+	ind.d = Indicator{Key: "d", Name: "D", Unit: "crops", Item: "IN 2.1 VI and 2.4, Tabela 1 row 6", Value: math.NaN()}
 	switch {
 	case len(in.History) == 0:
-		d.Detail = "no crop history informed"
+		ind.d.Detail = "no crop history informed"
 	case div.Level == 0:
-		d.Detail = div.String()
+		ind.d.Detail = div.String()
 	default:
-		d.Measured, d.Value, d.Level, d.Points, d.Detail = true, float64(div.Crops), div.Level, div.Level, div.String()
+		ind.d.Measured, ind.d.Value, ind.d.Level, ind.d.Points, ind.d.Detail = true, float64(div.Crops), div.Level, div.Level, div.String()
 	}
-	r.Indicators = []Indicator{
-		v,
-		numeric("ca", "Ca", "cmolc dm⁻³", "IN 2.1 II, Tabela 1 row 2", in.Ca, CaLevel),
-		numeric("m_pct", "m%", "%", "IN 2.1 III, Tabela 1 row 3", in.MPct, MLevel),
-		numeric("t", "T", "years", "IN 2.1 IV, Tabela 1 row 4", in.TYears, zarc.TLevel),
-		numeric("c", "C", "%", "IN 2.1 V, Tabela 1 row 5", in.CPct, zarc.CLevel),
-		d,
-	}
-	var missing []string
-	for i, ind := range r.Indicators {
-		if note := in.Notes[ind.Key]; note != "" {
-			if ind.Detail != "" {
-				note = ind.Detail + "; " + note
-			}
-			r.Indicators[i].Detail = note
-		}
-		if !ind.Measured {
-			missing = append(missing, ind.Key)
-		}
-	}
-	r.Missing = append(missing, r.Missing...)
+	return ind, ctcMissing
+}
 
-	// Inputs of the rules of 3.2.1 I and 3.4.
+// list returns the indicators in Tabela 1 order, each note of notes
+// appended to its indicator's Detail.
+func (ind tabela1) list(notes map[string]string) []Indicator {
+	list := []Indicator{ind.v, ind.ca, ind.m, ind.t, ind.c, ind.d}
+	for i, x := range list {
+		if note := notes[x.Key]; note != "" {
+			if x.Detail != "" {
+				note = x.Detail + "; " + note
+			}
+			list[i].Detail = note
+		}
+	}
+	return list
+}
+
+// missing returns the keys of the indicators not measured, in Tabela 1 order.
+func (ind tabela1) missing() []string {
+	var keys []string
+	for _, x := range []Indicator{ind.v, ind.ca, ind.m, ind.t, ind.c, ind.d} {
+		if !x.Measured {
+			keys = append(keys, x.Key)
+		}
+	}
+	return keys
+}
+
+// missingRuleInputs lists the inputs of the rules of 3.2.1 I and 3.4 that
+// are not informed.
+func missingRuleInputs(in Input, zeKnown bool) []string {
+	var keys []string
 	if in.SlopePct == nil {
-		r.Missing = append(r.Missing, "slope_pct")
+		keys = append(keys, "slope_pct")
 	} else if *in.SlopePct >= ContourSlopePct && in.ContourPct == nil {
-		r.Missing = append(r.Missing, "contour_pct")
+		keys = append(keys, "contour_pct")
 	}
 	if in.EffectiveDepthCm == nil {
-		r.Missing = append(r.Missing, "effective_depth_cm")
-	}
-	ze, zeKnown := DefaultZe(crop)
-	if in.ZeCm != nil {
-		ze, zeKnown = *in.ZeCm, true
+		keys = append(keys, "effective_depth_cm")
 	}
 	if !zeKnown {
-		r.Missing = append(r.Missing, "ze_cm")
+		keys = append(keys, "ze_cm")
 	}
-	if len(r.Missing) > 0 {
-		r.DecidingRule = DecidedByMissing
-		r.Reason = "not classifiable (IN 2.2; Portaria 349 3.4 for the depth): missing " + strings.Join(r.Missing, ", ")
-		return r, nil
-	}
+	return keys
+}
 
-	// Mean of the points and its band (IN 3.2).
-	sum, n1, n2 := 0, 0, 0
-	for _, ind := range r.Indicators {
-		sum += ind.Points
-		switch ind.Level {
+// mean returns Mi, the mean of the indicator points (IN 3.2), and the
+// number of indicators at level 1 and at level 2.
+func mean(list []Indicator) (mi float64, n1, n2 int) {
+	sum := 0
+	for _, x := range list {
+		sum += x.Points
+		switch x.Level {
 		case 1:
 			n1++
 		case 2:
 			n2++
 		}
 	}
-	r.Mi = float64(sum) / float64(len(r.Indicators))
-	r.MeanLevel = Band(r.Mi)
-	mLevel := r.Indicators[2].Level
+	return float64(sum) / float64(len(list)), n1, n2
+}
 
-	// The rules of 3.2.1 (Portaria 349 numbering) and 3.4, in order.
+// rules returns the rules of 3.2.1 (Portaria 349 numbering) and 3.4 that
+// fire for a talhão whose inputs are complete, in regulation order. mLevel
+// is the level of m%, n1 and n2 the number of indicators at levels 1 and 2.
+func rules(in Input, crop zarc.Crop, r Result, mLevel int, ze float64, n1, n2 int) []Rule {
 	var fired []Rule
 	fire := func(id string, cap int, format string, a ...any) {
 		fired = append(fired, Rule{ID: id, Cap: cap, Text: fmt.Sprintf(format, a...)})
@@ -318,7 +360,7 @@ func Classify(in Input) (Result, error) {
 		fire(RuleContour, 1, "slope %g %% ≥ %g %% and contour planting on %g %% < %g %% of the area in the last year",
 			s, ContourSlopePct, *in.ContourPct, ContourMinPct)
 	}
-	seq := sequence(in.History, yearSet(div.Years))
+	seq := sequence(in.History, yearSet(r.Diversity.Years))
 	if txt := consecutive(seq); txt != "" {
 		fire(RuleConsecutive, 1, "%s", txt)
 	}
@@ -351,11 +393,7 @@ func Classify(in Input) (Result, error) {
 	if dep := *in.EffectiveDepthCm; dep < ze {
 		fire(RuleDepth, 0, "effective depth %g cm < Ze %g cm of %s: the final classification is conditioned on no such impediment", dep, ze, crop)
 	}
-	r.Level, r.Rules, r.DecidingRule = settle(r.MeanLevel, fired)
-	if r.Level == 0 {
-		r.Reason = "not classifiable (Portaria 349 3.4): effective depth below Ze"
-	}
-	return r, nil
+	return fired
 }
 
 // settle applies the fired rules cumulatively to the Mi level, the lowest

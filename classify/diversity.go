@@ -2,6 +2,7 @@ package classify
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -110,49 +111,65 @@ func Diversity(history []Planting, years []zarc.AgriYear) (DiversityDetail, erro
 		if len(history) == 0 {
 			return DiversityDetail{}, nil
 		}
-		last := history[0].AgriYear
-		for _, p := range history {
-			last = max(last, p.AgriYear)
-		}
-		years = WindowYears(last)
+		years = WindowYears(latestYear(history))
 	}
 	years = slices.Clone(years)
 	slices.Sort(years)
 	years = slices.Compact(years)
 	d := DiversityDetail{Years: years}
-	in := map[zarc.AgriYear]bool{}
-	for _, y := range years {
-		in[y] = true
+	in := yearSet(years)
+	d.Species, d.Families, d.EmptyYears = variety(history, in)
+	if len(d.EmptyYears) > 0 {
+		d.Species, d.Families = 0, 0
+		return d, nil
 	}
+	d.count(sequence(history, in))
+	d.Level = diversityLevel(d)
+	return d, nil
+}
+
+// latestYear returns the latest agricultural year of a non-empty history.
+func latestYear(history []Planting) zarc.AgriYear {
+	last := history[0].AgriYear
+	for _, p := range history {
+		last = max(last, p.AgriYear)
+	}
+	return last
+}
+
+// variety counts the distinct species and botanical families planted in the
+// years of in, and lists the years of in (sorted) without any planting.
+func variety(history []Planting, in map[zarc.AgriYear]bool) (species, families int, empty []zarc.AgriYear) {
 	seen := map[zarc.AgriYear]bool{}
-	species, families := map[string]bool{}, map[string]bool{}
+	sp, fam := map[string]bool{}, map[string]bool{}
 	for _, p := range history {
 		if !in[p.AgriYear] {
 			continue
 		}
 		seen[p.AgriYear] = true
-		species[norm(p.Species)] = true
-		families[family(p.Family)] = true
+		sp[norm(p.Species)] = true
+		fam[family(p.Family)] = true
 	}
-	for _, y := range years {
+	for _, y := range slices.Sorted(maps.Keys(in)) {
 		if !seen[y] {
-			d.EmptyYears = append(d.EmptyYears, y)
+			empty = append(empty, y)
 		}
 	}
-	if len(d.EmptyYears) > 0 {
-		return d, nil
-	}
-	d.Species, d.Families = len(species), len(families)
+	return len(sp), len(fam), empty
+}
 
-	seq := sequence(history, in)
+// count counts the crops of seq by the criteria of IN 2.4: conserved forage
+// left out (III), ILP pastures (V), cover crops over 4 months and over 45
+// days (IV), and grain crops standing in for a cover crop (I).
+func (d *DiversityDetail) count(seq []cultivo) {
 	// Position of each grain crop among the grain crops of its agricultural
 	// year ("safra"), for the third season of IN 2.4 I.
 	pos := make([]int, len(seq))
-	count := map[zarc.AgriYear]int{}
+	n := map[zarc.AgriYear]int{}
 	for i, c := range seq {
 		if c.purpose == Grain {
-			pos[i] = count[c.year]
-			count[c.year]++
+			pos[i] = n[c.year]
+			n[c.year]++
 		}
 	}
 	poaceae := func(p Planting) bool { return family(p.Family) == "poaceae" }
@@ -166,16 +183,7 @@ func Diversity(history []Planting, years []zarc.AgriYear) (DiversityDetail, erro
 				d.ILP = true
 			}
 		case Cover:
-			if c.over4Months() {
-				if c.any(poaceae) {
-					d.LongCovers++
-				} else {
-					d.LongCoversNoGrass++
-				}
-			}
-			if c.over45Days() {
-				d.Covers45++
-			}
+			d.countCover(c, poaceae)
 		case Grain:
 			if c.over45Days() && substitute(seq, pos, i, poaceae) {
 				d.Substitutes++
@@ -184,8 +192,20 @@ func Diversity(history []Planting, years []zarc.AgriYear) (DiversityDetail, erro
 		}
 		d.Crops++
 	}
-	d.Level = diversityLevel(d)
-	return d, nil
+}
+
+// countCover counts one cover crop (IN 2.4 IV).
+func (d *DiversityDetail) countCover(c cultivo, poaceae func(Planting) bool) {
+	if c.over4Months() {
+		if c.any(poaceae) {
+			d.LongCovers++
+		} else {
+			d.LongCoversNoGrass++
+		}
+	}
+	if c.over45Days() {
+		d.Covers45++
+	}
 }
 
 // substitute reports IN 2.4 I for the grain crop seq[i]: a grass that is the
