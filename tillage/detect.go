@@ -161,8 +161,9 @@ type Break struct {
 	Date, Before, After time.Time
 	// MagnitudeSigma is the size of the change. For tillage breaks
 	// (DetectCell) it is z, the rise of the soil level (or the drop of the
-	// straw share of the ground, second test) in standard errors
-	// σ·√(1/npre + 1/npost), always > K; for generic breaks (Breaks) it is
+	// straw share of the ground, second test) in standard errors of the
+	// difference of the two levels (see Params.K), always > K; for generic
+	// breaks (Breaks) it is
 	// (PostLevel − PreLevel)/σ, signed, negative for a drop.
 	MagnitudeSigma float64
 	// Sigma is the robust standard deviation of one observation around the

@@ -7,11 +7,12 @@
 // Portaria 349 item 6.8 asks for "quebras estruturais de tendência (métrica
 // estatística de desvio-padrão superior ao limiar histórico), validadas pelo
 // índice NDTI". DetectCell does this per cell: each clear observation is
-// unmixed into green-canopy, straw and bare-soil fractions (barycentric
-// coordinates in the NDVI–NDTI endmember triangle); a break is a rise of the
-// soil fraction larger than K times the cell's own robust σ of
-// observation-to-observation changes (1.4826·MAD), landing on exposed soil
-// with little canopy and confirmed by the next clear observation(s). Harvest
+// unmixed into green-canopy, straw and bare-soil fractions (linear mixing
+// of the reference endmembers of package spectral, solved in NDVI–NDTI
+// space); a break is a rise of the soil level larger than K standard errors
+// computed from the cell's own robust σ (a reweighted MAD of each
+// observation's departure from its neighbours' trend), landing on exposed
+// soil with little canopy and confirmed by the next clear observation(s). Harvest
 // and desiccation move green to straw (NDTI stays up) and green-up lowers
 // the soil fraction, so neither fires; a single-date unflagged cloud is not
 // confirmed. A second test reads the straw share of the non-green part of
@@ -27,6 +28,9 @@
 // (e.g. NDVI alone) used for comparison with bfast.
 //
 // Inputs: slices of Obs (date, NDVI, NDTI; NaN = no clear value). Outputs:
-// Break, Event, T values. Dates are calendar dates (zarc.Day). The package
-// is pure: it imports only the standard library (no files, GDAL or context).
+// Break, Event, T values. Break and Event dates are observation dates as
+// given (the pipeline passes calendar days, zarc.Day); Years and FullYears
+// compare dates as UTC days. The package is pure: besides the standard
+// library it imports only spectral, zarc and internal/num (no files, GDAL or
+// context).
 package tillage

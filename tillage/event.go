@@ -25,9 +25,10 @@ type Cell struct {
 // Event is a talhão-level soil-revolving event (SINM interpretacoesManejo,
 // operacao "Revolvimento do solo").
 type Event struct {
-	// Date is the event date reported to SINM: the median (lower median) of
-	// the member interior cells' first post-break clear observation dates.
-	// Before is the matching median of their last pre-break dates, After
+	// Date is the event date reported to SINM: the first post-break clear
+	// observation of the candidate break the interior cells agreed with
+	// (a break of the pooled interior series, or else of one cell; see
+	// Detect). Before is that break's last pre-break observation, After
 	// equals Date; the operation happened in (Before, After].
 	Date, Before, After time.Time
 	// CellFraction is the share (0..1) of all the talhão's cells (interior
