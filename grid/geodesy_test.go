@@ -20,7 +20,7 @@ func refAreaHa(mp orb.MultiPolygon) float64 {
 			for j, q := range r {
 				lon[j], lat[j] = q[0], q[1]
 			}
-			a := geodref.PolygonAreaM2(lon, lat)
+			a := geodref.PolygonAreaM2(wgs84A, wgs84F, lon, lat)
 			if i == 0 {
 				m2 += a
 			} else {

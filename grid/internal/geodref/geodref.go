@@ -1,7 +1,8 @@
 // Package geodref exposes PROJ's geodesic routines (GeographicLib's C port,
 // <geodesic.h>) as an independent reference for the grid tests: geodesic
-// polygon area and UTM projection through PROJ. It is imported only by
-// tests; production code measures areas in pure Go.
+// polygon area through PROJ. It is imported only by tests; production code
+// measures areas in pure Go. The ellipsoid is a parameter, so the WGS84
+// constants have one home (package grid).
 package geodref
 
 /*
@@ -14,9 +15,10 @@ import "C"
 import "unsafe"
 
 // PolygonAreaM2 returns the unsigned geodesic area in square metres of a
-// simple ring given as lon/lat degrees on WGS84 (the ring may be open or
-// closed; the closing vertex is dropped).
-func PolygonAreaM2(lon, lat []float64) float64 {
+// simple ring given as lon/lat degrees on the ellipsoid of semi-major axis a
+// (metres) and flattening f (the ring may be open or closed; the closing
+// vertex is dropped).
+func PolygonAreaM2(a, f float64, lon, lat []float64) float64 {
 	n := len(lon)
 	if n > 1 && lon[0] == lon[n-1] && lat[0] == lat[n-1] {
 		n--
@@ -25,7 +27,7 @@ func PolygonAreaM2(lon, lat []float64) float64 {
 		return 0
 	}
 	var g C.struct_geod_geodesic
-	C.geod_init(&g, 6378137, 1/298.257223563)
+	C.geod_init(&g, C.double(a), C.double(f))
 	clat := (*C.double)(C.malloc(C.size_t(n) * 8))
 	clon := (*C.double)(C.malloc(C.size_t(n) * 8))
 	defer C.free(unsafe.Pointer(clat))
@@ -38,20 +40,8 @@ func PolygonAreaM2(lon, lat []float64) float64 {
 	}
 	var area, perim C.double
 	C.geod_polygonarea(&g, clat, clon, C.int(n), &area, &perim)
-	a := float64(area)
-	if a < 0 {
-		a = -a
+	if area < 0 {
+		area = -area
 	}
-	return a
-}
-
-// Direct solves the direct geodesic problem on WGS84: from lon/lat degrees,
-// azimuth azi (degrees clockwise from north) and distance s (metres) it
-// returns the end point.
-func Direct(lon, lat, azi, s float64) (lon2, lat2 float64) {
-	var g C.struct_geod_geodesic
-	C.geod_init(&g, 6378137, 1/298.257223563)
-	var la2, lo2, az2 C.double
-	C.geod_direct(&g, C.double(lat), C.double(lon), C.double(azi), C.double(s), &la2, &lo2, &az2)
-	return float64(lo2), float64(la2)
+	return float64(area)
 }
