@@ -433,6 +433,7 @@ func (s *stage) payload(g grid.Grid, out fieldOut) ([]byte, error) {
 	p, err := sinm.BuildPayload(sinm.PayloadInput{
 		Field: g.Field, Indicator: out.Indicator, Cells: out.Cells, Observations: out.Obs,
 		Events: out.Events, Seasons: out.Seasons, Cycles: out.Cycles,
+		CNPJEmpresaSensoriamento: s.in.cfg.OperatorCNPJ,
 	}, s.in.cfg.Codes)
 	if err != nil {
 		return nil, err

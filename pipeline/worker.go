@@ -50,6 +50,13 @@ type Config struct {
 	BatchSize int  // talhões per batch; default 64
 	Force     bool // recompute even what a previous run committed
 
+	// OperatorCNPJ is the CNPJ of the remote-sensing company producing the
+	// run (--cnpj-empresa-sensoriamento), written as cnpjEmpresaSensoriamento
+	// in every SINM payload; punctuation is allowed. "" leaves the property
+	// out. An invalid one fails Run before any work, and Run never writes it
+	// into a message: it is company data.
+	OperatorCNPJ string
+
 	Grid            grid.Options
 	AllowHrefPrefix []string                   // asset hrefs must start with one of these (when given)
 	SeriesProfiles  map[string]*series.Profile // collection → profile overrides
@@ -65,6 +72,10 @@ type Config struct {
 	// it, every batch also writes a line to Progress.
 	OnProgress func(Progress)
 }
+
+// ErrOperatorCNPJ is Run's error for a Config.OperatorCNPJ that is not a
+// valid CNPJ. It does not repeat the value.
+var ErrOperatorCNPJ = errors.New("the operator CNPJ (cnpjEmpresaSensoriamento) is not a valid CNPJ: 14 digits with valid check digits")
 
 // HistoryYears is how far back a run reads scenes by default: T reaches
 // level 4 only after 8 full years without revolving (Tabela 1).
@@ -107,6 +118,13 @@ func (c *Config) defaults() error {
 	}
 	if c.Codes == nil {
 		return errors.New("satellite codes are required (--satellite-codes)")
+	}
+	if c.OperatorCNPJ != "" {
+		d, ok := sinm.NormalizeCNPJ(c.OperatorCNPJ)
+		if !ok {
+			return ErrOperatorCNPJ
+		}
+		c.OperatorCNPJ = d
 	}
 	return nil
 }
@@ -414,6 +432,9 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "%s=%s\n", k, finger[k])
+	}
+	if cfg.OperatorCNPJ != "" { // only when set: hashes of runs without it stay the same
+		fmt.Fprintf(&b, "operator-cnpj=%s\n", cfg.OperatorCNPJ)
 	}
 	p, _ := json.Marshal(struct {
 		Version, Season, AgriYearStart, From, AsOf, Codes, Shard string

@@ -59,6 +59,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
 	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
 	fs.StringVar(&f.codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
+	fs.StringVar(&f.cfg.OperatorCNPJ, "cnpj-empresa-sensoriamento", "", "CNPJ of the remote-sensing company running manejo, written as cnpjEmpresaSensoriamento in every SINM payload (punctuation allowed; empty leaves it out)")
 	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
 	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
@@ -100,6 +101,12 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 		}
 		if *d.dst, err = time.Parse(time.DateOnly, d.v); err != nil {
 			return cfg, usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
+		}
+	}
+	if cfg.OperatorCNPJ != "" {
+		if _, ok := sinm.NormalizeCNPJ(cfg.OperatorCNPJ); !ok {
+			// Company data: the message does not repeat the value.
+			return cfg, usagef("--cnpj-empresa-sensoriamento is not a valid CNPJ (14 digits with valid check digits)")
 		}
 	}
 	if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
