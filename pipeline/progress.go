@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // Progress is a snapshot of a run, passed to Config.OnProgress when the run
@@ -73,8 +75,8 @@ func LogProgress(l *slog.Logger) func(Progress) {
 			slog.Int("done", p.Done), slog.Int("total", p.Total),
 			slog.Int("ok", p.OK), slog.Int("partial", p.Partial), slog.Int("failed", p.Failed),
 			slog.Int64("scenes_read", p.ScenesRead), slog.Int64("observations", p.Observations),
-			slog.Float64("rate", round2(p.Rate)), slog.Float64("eta", p.ETA.Seconds()),
-			slog.Float64("elapsed", round2(p.Elapsed.Seconds())),
+			slog.Float64("rate", num.Round(p.Rate, 2)), slog.Float64("eta", p.ETA.Seconds()),
+			slog.Float64("elapsed", num.Round(p.Elapsed.Seconds(), 2)),
 		}
 		switch p.Phase {
 		case "start":
@@ -86,8 +88,6 @@ func LogProgress(l *slog.Logger) func(Progress) {
 		}
 	}
 }
-
-func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
 
 // Bar is a one-line progress bar for a terminal, redrawn in place with a
 // carriage return: talhões done/total, scene reads, rate and ETA. Text
