@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 )
@@ -144,7 +145,7 @@ func TestKilledProcess(t *testing.T) {
 	if !strings.Contains(string(logs), `"resumed":true`) {
 		t.Errorf("rerun resumed no batch; output:\n%s", logs)
 	}
-	sameTree(t, "killed and rerun", hashTree(t, ref), hashTree(t, out))
+	sameTree(t, "killed and rerun", testkit.HashTree(t, ref, "run.json", "run/"), testkit.HashTree(t, out, "run.json", "run/"))
 	m, err := readManifest(context.Background(), filepath.Join(out, "run.json"))
 	if err != nil || !m.Complete || m.Status.Total != 7 || m.Status.Failed != 1 {
 		t.Fatalf("manifest after rerun = %+v, %v; want complete, 7 talhões, 1 failed", m, err)
@@ -298,7 +299,7 @@ func TestFlakyS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameTree(t, "through a flaky S3", hashTree(t, ref), hashTree(t, local))
+	sameTree(t, "through a flaky S3", testkit.HashTree(t, ref, "run.json", "run/"), testkit.HashTree(t, local, "run.json", "run/"))
 	m, err := readManifest(ctx, filepath.Join(local, "run.json"))
 	if err != nil {
 		t.Fatal(err)

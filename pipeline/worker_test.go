@@ -3,8 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io/fs"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/synth"
 	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
@@ -118,33 +117,6 @@ func baseConfig(tb testing.TB, dir, out string) Config {
 	}
 }
 
-// hashTree returns the sha256 of every data file under dir (run manifests
-// hold timings and are left out).
-func hashTree(tb testing.TB, dir string) map[string]string {
-	tb.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if rel == "run.json" || strings.HasPrefix(rel, "run/") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		h := sha256.Sum256(b)
-		out[rel] = hex.EncodeToString(h[:])
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
-
 func TestRunEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
@@ -202,7 +174,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if _, err := Run(ctx, baseConfig(t, dir, outB)); err != nil {
 		t.Fatal(err)
 	}
-	ha, hb := hashTree(t, outA), hashTree(t, outB)
+	ha, hb := testkit.HashTree(t, outA, "run.json", "run/"), testkit.HashTree(t, outB, "run.json", "run/")
 	if len(ha) < 12 {
 		t.Fatalf("only %d output files: %v", len(ha), ha)
 	}
@@ -257,7 +229,7 @@ func TestRunEndToEnd(t *testing.T) {
 		if len(got) != len(inds) {
 			t.Fatalf("resumed run has %d talhões, want %d", len(got), len(inds))
 		}
-		hr := hashTree(t, out)
+		hr := testkit.HashTree(t, out, "run.json", "run/")
 		for _, f := range []string{"indicators.parquet", "events.parquet", "seasons.parquet"} {
 			if hr[f] != ha[f] {
 				// Batch size changes row groups, not values: compare values.
