@@ -14,6 +14,8 @@
 // observations per part file, so it scales to thousands of talhões.
 //
 // Inputs: the datasets of an output folder as an fs.FS, read through
-// export.ReadDataset and export.ScanFS; the CLI mirrors an s3:// output
-// first.
+// export.ReadDataset and export.ScanFS, and its run manifest (run.json or the
+// shards' run/part-*.json, through export.ReadManifest). The CLI opens a
+// local or s3:// folder with storage.FS, which reads by range: nothing is
+// downloaded whole.
 package report

@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -89,7 +88,7 @@ type output struct {
 	inds   []export.IndicatorRow // sorted by talhão id
 	fields map[string]*fieldData // by talhão id
 	levels map[string]*export.ClassificationRow
-	run    []runInfo
+	run    []export.Manifest
 }
 
 // readOutput reads the indicators (required) and the other small datasets
@@ -192,28 +191,24 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// runInfo is what the report shows of run.json.
-type runInfo struct {
-	Version    string            `json:"version"`
-	Parameters map[string]string `json:"parameters"`
-	Counts     map[string]int64  `json:"counts"`
-	Skipped    map[string]int64  `json:"skipped_scenes"`
-}
-
-func readRun(fsys fs.FS) []runInfo {
-	var out []runInfo
+// readRun reads the run manifests of an output folder: run.json, or the
+// shards' run/part-*.json. One that is missing or unreadable is left out:
+// the header then says less, the report is still drawn.
+func readRun(fsys fs.FS) []export.Manifest {
+	var out []export.Manifest
 	names := []string{"run.json"}
 	if m, _ := fs.Glob(fsys, "run/part-*.json"); len(m) > 0 {
 		names = m
 	}
 	for _, n := range names {
-		b, err := fs.ReadFile(fsys, n)
+		f, err := fsys.Open(n)
 		if err != nil {
 			continue
 		}
-		var r runInfo
-		if json.Unmarshal(b, &r) == nil {
-			out = append(out, r)
+		m, err := export.ReadManifest(f)
+		f.Close()
+		if err == nil {
+			out = append(out, m)
 		}
 	}
 	return out
@@ -250,7 +245,7 @@ rows.sort(function(a,c){var x=a.cells[i].getAttribute("data-v")||a.cells[i].text
 var nx=parseFloat(x),ny=parseFloat(y);var r=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?r:-r});
 rows.forEach(function(r){b.appendChild(r)})})})});`
 
-func writeHead(w io.Writer, o Options, run []runInfo, inds []export.IndicatorRow) {
+func writeHead(w io.Writer, o Options, run []export.Manifest, inds []export.IndicatorRow) {
 	fmt.Fprintf(w, "<!DOCTYPE html>\n<html lang=\"pt-BR\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"+
 		"<title>%s</title><style>%s</style></head><body><header><h1>%s</h1>", html.EscapeString(o.Title), style, html.EscapeString(o.Title))
 	counts := map[string]int{}
