@@ -149,6 +149,61 @@ type C struct {
 	Seasons []SeasonCover
 }
 
+// seasonSowing returns the sowing of season and its crop cycles, found in
+// the smoothed talhão series s (nil when it has too few readings); a
+// declared sowing wins over the detected one, and the cycles are then
+// labelled around it.
+func seasonSowing(s *daily, season Season, declared map[string]Declared, crop zarc.Crop, p Params) (Sowing, []Cycle, error) {
+	var sow Sowing
+	var cycles []Cycle
+	var err error
+	if s != nil {
+		sow, cycles, err = detect(s, season, crop, p)
+	} else {
+		err = fmt.Errorf("detect sowing %s: %w: fewer than 4 clear NDVI readings", season.Label, ErrNoCropCycle)
+	}
+	if d, ok := declared[season.Label]; ok {
+		c := d.Crop
+		if c == "" {
+			c = crop
+		}
+		sow = Sowing{Date: zarc.Day(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
+			Decendio: zarc.Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
+		err = nil
+		// The cycles are labelled around the declared crop.
+		label(cycles, mainFor(cycles, sow.Date, p.lag(c)))
+	}
+	return sow, cycles, err
+}
+
+// readSeason reads the straw cover of every cell in the window before
+// sc.Sowing and sets sc's window, cells, counts and cover (OK), or its
+// Reason when no cell has a clear reading. buf is scratch.
+func readSeason(sc *SeasonCover, cells [][]Obs, p Params, buf []float64) {
+	sow := sc.Sowing.Date
+	sc.WindowStart, sc.WindowEnd = sow.AddDate(0, 0, -p.WindowDays), sow
+	total := 0.0
+	sc.Cells = make([]CellReading, len(cells))
+	for i, cell := range cells {
+		pct, n, ok := cellCover(cell, sow, p, buf)
+		if !ok {
+			sc.Cells[i] = CellReading{Pct: math.NaN()}
+			continue
+		}
+		sc.Cells[i] = CellReading{Pct: pct, NObs: n}
+		total += pct
+		sc.NCells++
+		sc.NObs += n
+	}
+	if sc.NCells == 0 {
+		sc.Reason = fmt.Sprintf("no clear reading with NDVI < %.2f in %s..%s (the %d days before sowing %s)",
+			p.MaxNDVI, sc.WindowStart.Format(time.DateOnly), sow.AddDate(0, 0, -1).Format(time.DateOnly), p.WindowDays, sow.Format(time.DateOnly))
+		return
+	}
+	sc.CoverPct = total / float64(sc.NCells)
+	sc.OK = true
+}
+
 // Assess computes indicator C of one talhão from its cells' series
 // (cells[i] is the series of cell i; NaN values are skipped), for the three
 // agricultural years before contract (Season.Assessed). declared holds the
@@ -180,54 +235,19 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 	for _, season := range contract.Assessed() {
 		sc := SeasonCover{Season: season, CoverPct: math.NaN()}
 		var err error
-		if s != nil {
-			sc.Sowing, sc.Cycles, err = detect(s, season, crop, p)
-		} else {
-			err = fmt.Errorf("detect sowing %s: %w: fewer than 4 clear NDVI readings", season.Label, ErrNoCropCycle)
-		}
-		if d, ok := declared[season.Label]; ok {
-			c := d.Crop
-			if c == "" {
-				c = crop
-			}
-			sc.Sowing = Sowing{Date: zarc.Day(d.Date), Source: SourceDeclared, Crop: c, Confidence: 1,
-				Decendio: zarc.Decendio(d.Date), Reason: fmt.Sprintf("declared (line %d)", d.Line)}
-			err = nil
-			// The cycles are labelled around the declared crop.
-			label(sc.Cycles, mainFor(sc.Cycles, sc.Sowing.Date, p.lag(c)))
-		}
+		sc.Sowing, sc.Cycles, err = seasonSowing(s, season, declared, crop, p)
 		if err != nil {
 			sc.Reason = err.Error()
 			if errors.Is(err, ErrNoCropCycle) || errors.Is(err, ErrNoMainCrop) {
 				sc.Reason = "no sowing date: " + sc.Reason
 			}
-			missing = append(missing, season.Label+": "+sc.Reason)
-			out.Seasons = append(out.Seasons, sc)
-			continue
-		}
-		sow := sc.Sowing.Date
-		sc.WindowStart, sc.WindowEnd = sow.AddDate(0, 0, -p.WindowDays), sow
-		total := 0.0
-		sc.Cells = make([]CellReading, len(cells))
-		for i, cell := range cells {
-			pct, n, ok := cellCover(cell, sow, p, buf)
-			if !ok {
-				sc.Cells[i] = CellReading{Pct: math.NaN()}
-				continue
-			}
-			sc.Cells[i] = CellReading{Pct: pct, NObs: n}
-			total += pct
-			sc.NCells++
-			sc.NObs += n
-		}
-		if sc.NCells == 0 {
-			sc.Reason = fmt.Sprintf("no clear reading with NDVI < %.2f in %s..%s (the %d days before sowing %s)",
-				p.MaxNDVI, sc.WindowStart.Format(time.DateOnly), sow.AddDate(0, 0, -1).Format(time.DateOnly), p.WindowDays, sow.Format(time.DateOnly))
-			missing = append(missing, season.Label+": "+sc.Reason)
 		} else {
-			sc.CoverPct = total / float64(sc.NCells)
-			sc.OK = true
+			readSeason(&sc, cells, p, buf)
+		}
+		if sc.OK {
 			sum += sc.CoverPct
+		} else {
+			missing = append(missing, season.Label+": "+sc.Reason)
 		}
 		out.Seasons = append(out.Seasons, sc)
 	}

@@ -76,13 +76,33 @@ func Cycles(obs []Obs, season Season, crop zarc.Crop, p Params) []Cycle {
 	return cs
 }
 
-// findCycles finds every cycle of the smoothed series.
+// findCycles finds every cycle of the smoothed series: its peaks
+// (cyclePeaks), the trough on each side of each peak (cycleBases), and the
+// green-up and senescence crossings between them (cycleAt).
 func findCycles(s *daily, p Params) []Cycle {
 	z := s.z
-	n := len(z)
-	if n < 3 {
+	if len(z) < 3 {
 		return nil
 	}
+	peaks := cyclePeaks(z, p)
+	if len(peaks) == 0 {
+		return nil
+	}
+	lefts, rights := cycleBases(z, peaks)
+	out := make([]Cycle, 0, len(peaks))
+	for k, pi := range peaks {
+		if c, ok := cycleAt(s, lefts[k], pi, rights[k], p); ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// cyclePeaks returns the indices of the local maxima of z that reach
+// MinPeak and stand MinAmplitude above the lowest points separating them
+// from higher values on both sides (on one side at the series' ends).
+func cyclePeaks(z []float64, p Params) []int {
+	n := len(z)
 	var peaks []int
 	for i := 0; i < n; i++ {
 		up := i == 0 || z[i] > z[i-1]
@@ -111,13 +131,15 @@ func findCycles(s *daily, p Params) []Cycle {
 		}
 		peaks = append(peaks, i)
 	}
-	if len(peaks) == 0 {
-		return nil
-	}
-	// The base on each side of a peak is the nearest trough: walking away
-	// from the peak, the lowest point reached before NDVI rises again by
-	// more than troughRise (a previous or next hump), the series' end, or
-	// the neighbouring peak.
+	return peaks
+}
+
+// cycleBases returns the base on each side of each peak: the nearest
+// trough, that is, walking away from the peak, the lowest point reached
+// before NDVI rises again by more than troughRise (a previous or next
+// hump), the series' end (at most 250 days away), or the neighbouring peak.
+func cycleBases(z []float64, peaks []int) (lefts, rights []int) {
+	n := len(z)
 	walk := func(from, to, step int) int {
 		m := from
 		for j := from + step; j != to+step; j += step {
@@ -129,7 +151,7 @@ func findCycles(s *daily, p Params) []Cycle {
 		}
 		return m
 	}
-	lefts, rights := make([]int, len(peaks)), make([]int, len(peaks))
+	lefts, rights = make([]int, len(peaks)), make([]int, len(peaks))
 	for k, pi := range peaks {
 		lo, hi := max(0, pi-250), min(n-1, pi+250)
 		if k > 0 {
@@ -140,40 +162,44 @@ func findCycles(s *daily, p Params) []Cycle {
 		}
 		lefts[k], rights[k] = walk(pi, lo, -1), walk(pi, hi, 1)
 	}
+	return lefts, rights
+}
 
+// cycleAt returns the cycle of the peak pi between the bases l and r: its
+// start and end where the smoothed NDVI crosses base + GreenUp × amplitude
+// (interpolated between days), censored at the series' ends; false when it
+// lasts under MinCycleDays and is not censored.
+func cycleAt(s *daily, l, pi, r int, p Params) (Cycle, bool) {
+	z := s.z
+	n := len(z)
 	f := float64(p.GreenUp)
-	out := make([]Cycle, 0, len(peaks))
-	for k, pi := range peaks {
-		l, r := lefts[k], rights[k]
-		c := Cycle{l: l, p: pi, r: r, PeakNDVI: z[pi], baseL: z[l], amL: z[pi] - z[l]}
-		c.Amplitude = z[pi] - math.Max(z[l], z[r])
-		thr := z[l] + f*(z[pi]-z[l])
-		c.sos = float64(l)
-		for j := l + 1; j <= pi; j++ {
-			if z[j] >= thr {
-				c.sos = float64(j-1) + (thr-z[j-1])/(z[j]-z[j-1])
-				break
-			}
+	c := Cycle{l: l, p: pi, r: r, PeakNDVI: z[pi], baseL: z[l], amL: z[pi] - z[l]}
+	c.Amplitude = z[pi] - math.Max(z[l], z[r])
+	thr := z[l] + f*(z[pi]-z[l])
+	c.sos = float64(l)
+	for j := l + 1; j <= pi; j++ {
+		if z[j] >= thr {
+			c.sos = float64(j-1) + (thr-z[j-1])/(z[j]-z[j-1])
+			break
 		}
-		thr = z[r] + f*(z[pi]-z[r])
-		c.eos = float64(r)
-		for j := r - 1; j >= pi; j-- {
-			if z[j] >= thr {
-				c.eos = float64(j) + (z[j]-thr)/(z[j]-z[j+1])
-				break
-			}
-		}
-		c.StartCensored = (l == 0 && z[l] > censorBase) || pi == 0
-		c.EndCensored = (r == n-1 && z[r] > censorBase) || pi == n-1
-		if c.eos-c.sos < float64(p.MinCycleDays) && !c.StartCensored && !c.EndCensored {
-			continue
-		}
-		c.Start = s.date(int(math.Round(c.sos)))
-		c.Peak = s.date(pi)
-		c.End = s.date(int(math.Round(c.eos)))
-		out = append(out, c)
 	}
-	return out
+	thr = z[r] + f*(z[pi]-z[r])
+	c.eos = float64(r)
+	for j := r - 1; j >= pi; j-- {
+		if z[j] >= thr {
+			c.eos = float64(j) + (z[j]-thr)/(z[j]-z[j+1])
+			break
+		}
+	}
+	c.StartCensored = (l == 0 && z[l] > censorBase) || pi == 0
+	c.EndCensored = (r == n-1 && z[r] > censorBase) || pi == n-1
+	if c.eos-c.sos < float64(p.MinCycleDays) && !c.StartCensored && !c.EndCensored {
+		return Cycle{}, false
+	}
+	c.Start = s.date(int(math.Round(c.sos)))
+	c.Peak = s.date(pi)
+	c.End = s.date(int(math.Round(c.eos)))
+	return c, true
 }
 
 // seasonCycles returns the cycles whose peak lies in season, labelled, and
