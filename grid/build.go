@@ -93,35 +93,79 @@ func Build(f Field, o Options) (Grid, error) {
 	g.CellSizeHa = cellHa
 	g.CellSizeM = math.Sqrt(cellHa * 1e4)
 
+	l, err := newLayout(&g, o.buffer())
+	if err != nil {
+		return g, err
+	}
+	l.markCut()
+	if g.Cells, err = l.cells(f.ID); err != nil {
+		return g, err
+	}
+	if len(g.Cells) == 0 {
+		cell, err := fallbackCell(f, l.pm, l.tm, l.gi0, l.gj1, l.side)
+		if err != nil {
+			return g, err
+		}
+		g.Cells = append(g.Cells, cell)
+		g.Flags = append(g.Flags, FlagFallbackCentre)
+	}
+	modis(&g, l.pm, l.tm, l.clear)
+	return g, nil
+}
+
+// layout is the square grid of one talhão in its UTM plane: squares of side
+// side (grid-plane metres) anchored at multiples of side, columns gi0.. and
+// rows from gj1 down, and the squares the boundary touches.
+type layout struct {
+	tm         *tmProj
+	pm         orb.MultiPolygon // the talhão in the UTM plane
+	side, buf  float64          // cell side and edge buffer in grid-plane metres
+	gi0, gj1   int              // grid index of column 0 and of row 0
+	ncol, nrow int
+	cut        []bool // by row*ncol+col: the boundary touches the square
+}
+
+// newLayout projects the talhão of g to the UTM zone of its centroid (g.EPSG
+// is set), scales the cell side and the buffer bufM to grid-plane metres
+// and bounds the grid. It fails with ErrTooLarge beyond maxCells squares.
+func newLayout(g *Grid, bufM float64) (*layout, error) {
+	f := g.Field
 	centroid, _ := planar.CentroidArea(f.Geometry)
 	zone, epsg := utmZone(centroid)
 	g.EPSG = epsg
-	tm := newUTM(zone, centroid[1] < 0)
-	pm := projectMP(f.Geometry, tm.forward)
+	l := &layout{tm: newUTM(zone, centroid[1] < 0)}
+	l.pm = projectMP(f.Geometry, l.tm.forward)
 
 	// Grid-plane metres per ground metre at the centroid, from the
 	// geodesic area of a 1 km square around it.
-	c := tm.forward(centroid)
+	c := l.tm.forward(centroid)
 	probe := orb.Polygon{orb.Ring{{c[0] - 500, c[1] - 500}, {c[0] + 500, c[1] - 500}, {c[0] + 500, c[1] + 500}, {c[0] - 500, c[1] + 500}, {c[0] - 500, c[1] - 500}}}
-	k := math.Sqrt(100 / polygonAreaHa(projectPoly(probe, tm.inverse)))
-	side := g.CellSizeM * k
-	buf := o.buffer() * k
+	k := math.Sqrt(100 / polygonAreaHa(projectPoly(probe, l.tm.inverse)))
+	l.side = g.CellSizeM * k
+	l.buf = bufM * k
 
-	b := pm.Bound()
-	gi0, gi1 := int(math.Floor(b.Min[0]/side)), int(math.Floor(b.Max[0]/side))
-	gj0, gj1 := int(math.Floor(b.Min[1]/side)), int(math.Floor(b.Max[1]/side))
-	ncol, nrow := gi1-gi0+1, gj1-gj0+1
-	if float64(ncol)*float64(nrow) > maxCells {
-		return g, fmt.Errorf("talhão %s: %.0f ha in %g ha cells needs %d×%d squares: %w", f.ID, g.AreaHa, cellHa, ncol, nrow, ErrTooLarge)
+	b := l.pm.Bound()
+	gi0, gi1 := int(math.Floor(b.Min[0]/l.side)), int(math.Floor(b.Max[0]/l.side))
+	gj0, gj1 := int(math.Floor(b.Min[1]/l.side)), int(math.Floor(b.Max[1]/l.side))
+	l.gi0, l.gj1 = gi0, gj1
+	l.ncol, l.nrow = gi1-gi0+1, gj1-gj0+1
+	if float64(l.ncol)*float64(l.nrow) > maxCells {
+		return nil, fmt.Errorf("talhão %s: %.0f ha in %g ha cells needs %d×%d squares: %w", f.ID, g.AreaHa, g.CellSizeHa, l.ncol, l.nrow, ErrTooLarge)
 	}
-	sq := func(col, row int) orb.Bound {
-		x0, y0 := float64(gi0+col)*side, float64(gj1-row)*side
-		return orb.Bound{Min: orb.Point{x0, y0}, Max: orb.Point{x0 + side, y0 + side}}
-	}
+	return l, nil
+}
 
-	// Mark the squares the boundary touches.
-	cut := make([]bool, ncol*nrow)
-	for _, poly := range pm {
+// sq returns the square at col, row.
+func (l *layout) sq(col, row int) orb.Bound {
+	x0, y0 := float64(l.gi0+col)*l.side, float64(l.gj1-row)*l.side
+	return orb.Bound{Min: orb.Point{x0, y0}, Max: orb.Point{x0 + l.side, y0 + l.side}}
+}
+
+// markCut marks the squares the boundary touches.
+func (l *layout) markCut() {
+	l.cut = make([]bool, l.ncol*l.nrow)
+	side, gi0, gj1 := l.side, l.gi0, l.gj1
+	for _, poly := range l.pm {
 		for _, r := range poly {
 			for i := 1; i < len(r); i++ {
 				a, bb := r[i-1], r[i]
@@ -129,40 +173,64 @@ func Build(f Field, o Options) (Grid, error) {
 				c1 := int(math.Floor(math.Max(a[0], bb[0])/side)) - gi0
 				r0 := gj1 - int(math.Floor(math.Max(a[1], bb[1])/side))
 				r1 := gj1 - int(math.Floor(math.Min(a[1], bb[1])/side))
-				for row := max(r0, 0); row <= min(r1, nrow-1); row++ {
-					for col := max(c0, 0); col <= min(c1, ncol-1); col++ {
-						if !cut[row*ncol+col] && segRect(a, bb, sq(col, row)) {
-							cut[row*ncol+col] = true
+				for row := max(r0, 0); row <= min(r1, l.nrow-1); row++ {
+					for col := max(c0, 0); col <= min(c1, l.ncol-1); col++ {
+						if !l.cut[row*l.ncol+col] && segRect(a, bb, l.sq(col, row)) {
+							l.cut[row*l.ncol+col] = true
 						}
 					}
 				}
 			}
 		}
 	}
-	nearCut := func(col, row int) bool {
-		for r := max(row-1, 0); r <= min(row+1, nrow-1); r++ {
-			for c := max(col-1, 0); c <= min(col+1, ncol-1); c++ {
-				if cut[r*ncol+c] {
-					return true
-				}
+}
+
+// nearCut reports whether the square at col, row or one of its eight
+// neighbours is touched by the boundary.
+func (l *layout) nearCut(col, row int) bool {
+	for r := max(row-1, 0); r <= min(row+1, l.nrow-1); r++ {
+		for c := max(col-1, 0); c <= min(col+1, l.ncol-1); c++ {
+			if l.cut[r*l.ncol+c] {
+				return true
 			}
 		}
-		return false
 	}
+	return false
+}
 
+// clear reports whether no square the boundary touches meets b: a region
+// inside b holding an inside point is then wholly inside.
+func (l *layout) clear(b orb.Bound) bool {
+	c0, c1 := int(math.Floor(b.Min[0]/l.side))-l.gi0, int(math.Floor(b.Max[0]/l.side))-l.gi0
+	r0, r1 := l.gj1-int(math.Floor(b.Max[1]/l.side)), l.gj1-int(math.Floor(b.Min[1]/l.side))
+	for row := r0; row <= r1; row++ {
+		for col := c0; col <= c1; col++ {
+			if row < 0 || col < 0 || row >= l.nrow || col >= l.ncol || l.cut[row*l.ncol+col] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cells returns the cells whose centre lies inside the talhão at least the
+// buffer from its boundary, row by row from the north. Squares the boundary
+// touches are clipped to the talhão by GEOS.
+func (l *layout) cells(fieldID string) ([]Cell, error) {
 	var clipper *geosClipper
 	defer func() {
 		if clipper != nil {
 			clipper.close()
 		}
 	}()
+	var out []Cell
 	var xs []float64
-	for row := 0; row < nrow; row++ {
-		yc := (float64(gj1-row) + 0.5) * side
-		xs = rowCrossings(pm, yc, xs)
+	for row := 0; row < l.nrow; row++ {
+		yc := (float64(l.gj1-row) + 0.5) * l.side
+		xs = rowCrossings(l.pm, yc, xs)
 		k := 0
-		for col := 0; col < ncol; col++ {
-			xc := (float64(gi0+col) + 0.5) * side
+		for col := 0; col < l.ncol; col++ {
+			xc := (float64(l.gi0+col) + 0.5) * l.side
 			for k < len(xs) && xs[k] <= xc {
 				k++
 			}
@@ -170,67 +238,65 @@ func Build(f Field, o Options) (Grid, error) {
 				continue
 			}
 			centre := orb.Point{xc, yc}
-			isCut := cut[row*ncol+col]
-			dist := math.Inf(1)
-			if nearCut(col, row) || buf >= 1.5*side {
-				dist = boundaryDist(pm, centre)
-				if dist < buf || dist == 0 {
-					continue
-				}
+			cell, ok := l.cell(fieldID, col, row, centre)
+			if !ok {
+				continue
 			}
-			cell := Cell{
-				FieldID: f.ID,
-				ID:      cellID(row, col),
-				Row:     row,
-				Col:     col,
-				Centre:  tm.inverse(centre),
-				Border:  isCut || dist < side,
+			piece, err := l.piece(&clipper, fieldID, cell.ID, col, row, centre)
+			if err != nil {
+				return nil, err
 			}
-			var piece orb.Polygon
-			if isCut {
-				if clipper == nil {
-					if clipper, err = newGEOSClipper(pm); err != nil {
-						return g, fmt.Errorf("talhão %s: %w", f.ID, err)
-					}
-				}
-				if piece, err = clipper.clip(sq(col, row), centre); err != nil {
-					return g, fmt.Errorf("talhão %s: cell %s: %w", f.ID, cell.ID, err)
-				}
-			} else {
-				s := sq(col, row)
-				piece = orb.Polygon{orb.Ring{s.Min, {s.Max[0], s.Min[1]}, s.Max, {s.Min[0], s.Max[1]}, s.Min}}
-			}
-			cell.Polygon = projectPoly(piece, tm.inverse)
+			cell.Polygon = projectPoly(piece, l.tm.inverse)
 			cell.AreaHa = polygonAreaHa(cell.Polygon)
-			g.Cells = append(g.Cells, cell)
+			out = append(out, cell)
 		}
 	}
+	return out, nil
+}
 
-	if len(g.Cells) == 0 {
-		cell, err := fallbackCell(f, pm, tm, gi0, gj1, side)
+// cell returns the cell of the square at col, row, whose centre (grid
+// plane) lies inside the talhão; ok is false when the centre is closer to
+// the boundary than the buffer.
+func (l *layout) cell(fieldID string, col, row int, centre orb.Point) (c Cell, ok bool) {
+	isCut := l.cut[row*l.ncol+col]
+	dist := math.Inf(1)
+	if l.nearCut(col, row) || l.buf >= 1.5*l.side {
+		dist = boundaryDist(l.pm, centre)
+		if dist < l.buf || dist == 0 {
+			return Cell{}, false
+		}
+	}
+	return Cell{
+		FieldID: fieldID,
+		ID:      cellID(row, col),
+		Row:     row,
+		Col:     col,
+		Centre:  l.tm.inverse(centre),
+		Border:  isCut || dist < l.side,
+	}, true
+}
+
+// piece returns the part of the square at col, row that the cell covers
+// (grid plane): the whole square unless the boundary touches it, else the
+// piece of the square clipped to the talhão that holds centre, by the GEOS
+// clipper *clipper (made on first use).
+func (l *layout) piece(clipper **geosClipper, fieldID, cellID string, col, row int, centre orb.Point) (orb.Polygon, error) {
+	s := l.sq(col, row)
+	if !l.cut[row*l.ncol+col] {
+		return orb.Polygon{orb.Ring{s.Min, {s.Max[0], s.Min[1]}, s.Max, {s.Min[0], s.Max[1]}, s.Min}}, nil
+	}
+	if *clipper == nil {
+		c, err := newGEOSClipper(l.pm)
 		if err != nil {
-			return g, err
+			return nil, fmt.Errorf("talhão %s: %w", fieldID, err)
 		}
-		g.Cells = append(g.Cells, cell)
-		g.Flags = append(g.Flags, FlagFallbackCentre)
+		*clipper = c
 	}
-
-	// clear reports whether no square the boundary touches meets b: a
-	// region inside b holding an inside point is then wholly inside.
-	clear := func(b orb.Bound) bool {
-		c0, c1 := int(math.Floor(b.Min[0]/side))-gi0, int(math.Floor(b.Max[0]/side))-gi0
-		r0, r1 := gj1-int(math.Floor(b.Max[1]/side)), gj1-int(math.Floor(b.Min[1]/side))
-		for row := r0; row <= r1; row++ {
-			for col := c0; col <= c1; col++ {
-				if row < 0 || col < 0 || row >= nrow || col >= ncol || cut[row*ncol+col] {
-					return false
-				}
-			}
-		}
-		return true
+	p, err := (*clipper).clip(s, centre)
+	if err != nil {
+		return nil, fmt.Errorf("talhão %s: cell %s: %w", fieldID, cellID, err)
 	}
-	modis(&g, pm, tm, clear)
-	return g, nil
+	return p, nil
 }
 
 // cellID is the stable id of the cell at row, col.
