@@ -194,13 +194,28 @@ func Random(rng *rand.Rand, start, end time.Time, o Options) *Scenario {
 	k := uniform(rng, 0.9, 1.1)
 	s.Soil = Reflectance{SoilEndmember.Red * k, SoilEndmember.NIR * k, SoilEndmember.SWIR1 * k * uniform(rng, 0.97, 1.03), SoilEndmember.SWIR2 * k}
 
-	// Agricultural years overlapping [start, end], plus the next one so that
-	// cover crops know when they are desiccated.
-	y0 := s.Start.Year() - 1
+	sowings := mainSowings(rng, s.Start, s.End, o)
+	for i := 0; i+1 < len(sowings); i++ {
+		sow, next := sowings[i], sowings[i+1]
+		main := s.cropCycle(rng, o.MainCrop, true, sow)
+		s.Cycles = append(s.Cycles, main)
+		lastHarvest := s.afterMain(rng, o, main, next)
+		lastHarvest = s.weedFlush(rng, next, lastHarvest)
+		s.maybeTill(rng, o, next, lastHarvest)
+	}
+	sort.Slice(s.Cycles, func(i, j int) bool { return s.Cycles[i].Sowing.Before(s.Cycles[j].Sowing) })
+	s.simulate()
+	return s
+}
+
+// mainSowings draws the sowing day of the main crop of each agricultural
+// year overlapping [start, end], plus the next one so that cover crops know
+// when they are desiccated.
+func mainSowings(rng *rand.Rand, start, end time.Time, o Options) []time.Time {
 	var sowings []time.Time
-	for y := y0; ; y++ {
+	for y := start.Year() - 1; ; y++ {
 		ayStart := time.Date(y, o.AgriYearStart, 1, 0, 0, 0, 0, time.UTC)
-		if ayStart.After(s.End.AddDate(1, 0, 0)) {
+		if ayStart.After(end.AddDate(1, 0, 0)) {
 			break
 		}
 		var lo, hi time.Time
@@ -213,70 +228,74 @@ func Random(rng *rand.Rand, start, end time.Time, o Options) *Scenario {
 		u := (rng.Float64() + rng.Float64()) / 2
 		sowings = append(sowings, addDays(lo, u*hi.Sub(lo).Hours()/24))
 	}
+	return sowings
+}
 
-	for i := 0; i+1 < len(sowings); i++ {
-		sow, next := sowings[i], sowings[i+1]
-		main := s.cropCycle(rng, o.MainCrop, true, sow)
-		s.Cycles = append(s.Cycles, main)
-		lastHarvest := main.Harvest
-		// Period after the main crop.
-		switch r := rng.Float64(); {
-		case o.MainCrop == Soja && r < o.SafrinhaProb:
-			c := s.cropCycle(rng, Safrinha, false, addDays(main.Harvest, uniform(rng, 0, 6)))
-			s.Cycles = append(s.Cycles, c)
-			lastHarvest = c.Harvest
-		case r < o.SafrinhaProb+(1-o.SafrinhaProb)*o.CoverProb:
-			c := s.cropCycle(rng, Cobertura, false, addDays(main.Harvest, uniform(rng, 0, 10)))
-			// Cover crops stay until desiccation, 10–30 days before the next sowing.
-			c.Harvest = addDays(next, -uniform(rng, 10, 30))
-			// Millet and brachiaria dry out slowly through the dry season
-			// (from mid-June) until the herbicide finishes them.
-			c.Senesce = addDays(time.Date(c.Sowing.Year(), 6, 1, 0, 0, 0, 0, time.UTC), uniform(rng, 0, 30))
-			if lo := c.Peak.AddDate(0, 0, 20); c.Senesce.Before(lo) {
-				c.Senesce = lo
-			}
-			if hi := c.Harvest.AddDate(0, 0, -7); c.Senesce.After(hi) {
-				c.Senesce = hi
-			}
-			s.Cycles = append(s.Cycles, c)
-			lastHarvest = c.Harvest
-		default:
-			c := s.cropCycle(rng, Pousio, false, addDays(main.Harvest, uniform(rng, 10, 25)))
-			s.Cycles = append(s.Cycles, c)
-			lastHarvest = c.Harvest
+// afterMain adds what follows the main crop until the next sowing:
+// second-crop maize (after soybean), a cover crop or fallow. It returns the
+// end of the last cycle added.
+func (s *Scenario) afterMain(rng *rand.Rand, o Options, main Cycle, next time.Time) time.Time {
+	var c Cycle
+	switch r := rng.Float64(); {
+	case o.MainCrop == Soja && r < o.SafrinhaProb:
+		c = s.cropCycle(rng, Safrinha, false, addDays(main.Harvest, uniform(rng, 0, 6)))
+	case r < o.SafrinhaProb+(1-o.SafrinhaProb)*o.CoverProb:
+		c = s.cropCycle(rng, Cobertura, false, addDays(main.Harvest, uniform(rng, 0, 10)))
+		// Cover crops stay until desiccation, 10–30 days before the next sowing.
+		c.Harvest = addDays(next, -uniform(rng, 10, 30))
+		// Millet and brachiaria dry out slowly through the dry season
+		// (from mid-June) until the herbicide finishes them.
+		c.Senesce = addDays(time.Date(c.Sowing.Year(), 6, 1, 0, 0, 0, 0, time.UTC), uniform(rng, 0, 30))
+		if lo := c.Peak.AddDate(0, 0, 20); c.Senesce.Before(lo) {
+			c.Senesce = lo
 		}
-		// A flush of weeds with the first rains, desiccated before sowing,
-		// when the field lay bare through the dry season.
-		if next.Sub(lastHarvest) > 70*24*time.Hour && rng.Float64() < 0.4 {
-			flushStart := addDays(next, -uniform(rng, 35, 55))
-			if flushStart.After(lastHarvest.AddDate(0, 0, 10)) {
-				c := s.cropCycle(rng, Pousio, false, flushStart)
-				c.MaxCover = uniform(rng, 0.15, 0.3)
-				c.Harvest = addDays(next, -uniform(rng, 5, 15))
-				c.Senesce = addDays(c.Harvest, -7)
-				if c.Harvest.After(c.Peak) {
-					s.Cycles = append(s.Cycles, c)
-					lastHarvest = c.Harvest
-				}
-			}
+		if hi := c.Harvest.AddDate(0, 0, -7); c.Senesce.After(hi) {
+			c.Senesce = hi
 		}
-		// Tillage: most often in the weeks before sowing, sometimes right
-		// after the last harvest.
-		if o.TillageProb > 0 && rng.Float64() < o.TillageProb {
-			var d time.Time
-			if rng.Float64() < 0.8 {
-				d = addDays(next, -uniform(rng, 3, 35))
-			} else {
-				d = addDays(lastHarvest, uniform(rng, 3, 30))
-			}
-			if !d.Before(s.Start) && !d.After(s.End) && d.After(s.lastHarvestBefore(d).AddDate(0, 0, 2)) && d.Before(next) {
-				s.Tillage = append(s.Tillage, randomTillage(rng, d))
-			}
-		}
+	default:
+		c = s.cropCycle(rng, Pousio, false, addDays(main.Harvest, uniform(rng, 10, 25)))
 	}
-	sort.Slice(s.Cycles, func(i, j int) bool { return s.Cycles[i].Sowing.Before(s.Cycles[j].Sowing) })
-	s.simulate()
-	return s
+	s.Cycles = append(s.Cycles, c)
+	return c.Harvest
+}
+
+// weedFlush may add a flush of weeds with the first rains, desiccated
+// before the next sowing, when the field lay bare through the dry season.
+// It returns the end of the last cycle.
+func (s *Scenario) weedFlush(rng *rand.Rand, next, lastHarvest time.Time) time.Time {
+	if next.Sub(lastHarvest) <= 70*24*time.Hour || rng.Float64() >= 0.4 {
+		return lastHarvest
+	}
+	flushStart := addDays(next, -uniform(rng, 35, 55))
+	if !flushStart.After(lastHarvest.AddDate(0, 0, 10)) {
+		return lastHarvest
+	}
+	c := s.cropCycle(rng, Pousio, false, flushStart)
+	c.MaxCover = uniform(rng, 0.15, 0.3)
+	c.Harvest = addDays(next, -uniform(rng, 5, 15))
+	c.Senesce = addDays(c.Harvest, -7)
+	if !c.Harvest.After(c.Peak) {
+		return lastHarvest
+	}
+	s.Cycles = append(s.Cycles, c)
+	return c.Harvest
+}
+
+// maybeTill may add a tillage: most often in the weeks before the next
+// sowing, sometimes right after the last harvest.
+func (s *Scenario) maybeTill(rng *rand.Rand, o Options, next, lastHarvest time.Time) {
+	if o.TillageProb <= 0 || rng.Float64() >= o.TillageProb {
+		return
+	}
+	var d time.Time
+	if rng.Float64() < 0.8 {
+		d = addDays(next, -uniform(rng, 3, 35))
+	} else {
+		d = addDays(lastHarvest, uniform(rng, 3, 30))
+	}
+	if !d.Before(s.Start) && !d.After(s.End) && d.After(s.lastHarvestBefore(d).AddDate(0, 0, 2)) && d.Before(next) {
+		s.Tillage = append(s.Tillage, randomTillage(rng, d))
+	}
 }
 
 // lastHarvestBefore returns the end of the last cycle that emerged before d,
