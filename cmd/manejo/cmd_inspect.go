@@ -156,7 +156,8 @@ func optFloat(v *float64, prec int) string {
 }
 
 // openOutput opens a 'manejo run' output folder, local or s3://, for
-// reading by range (nothing is downloaded whole).
+// reading by range (nothing is downloaded whole). inspect and classify --rs
+// share it.
 func openOutput(ctx context.Context, dir string) (fs.FS, error) {
 	fsys, err := storage.FS(ctx, dir)
 	if err != nil {
@@ -165,16 +166,7 @@ func openOutput(ctx context.Context, dir string) (fs.FS, error) {
 	return fsys, nil
 }
 
-// readIndicatorsAt reads indicators.parquet (or its parts) under dir, local
-// or remote. inspect and classify --rs share it.
-func readIndicatorsAt(ctx context.Context, dir string) ([]export.IndicatorRow, error) {
-	fsys, err := openOutput(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	return readIndicators(fsys, dir)
-}
-
+// readIndicators reads indicators.parquet (or its parts) of an output folder.
 func readIndicators(fsys fs.FS, dir string) ([]export.IndicatorRow, error) {
 	rows, err := export.ReadDataset[export.IndicatorRow](fsys)
 	if err != nil {
