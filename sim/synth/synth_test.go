@@ -770,15 +770,6 @@ func TestPhenologyInRasters(t *testing.T) {
 	t.Logf("clear dates checked: %d at soybean peak, %d after tillage", peaks, tilled)
 }
 
-func indexOf(tr Truth, id string) int {
-	for i, it := range tr.Items {
-		if it.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // fieldBox returns a box of 10 m pixels (col0, row0, col1, row1, even
 // numbers) inside the talhão, 100 m from its bounding box, from the
 // talhão's pixel layout.
