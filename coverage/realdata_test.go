@@ -1,10 +1,8 @@
 package coverage
 
 import (
-	"encoding/csv"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -24,20 +23,6 @@ var realdata = filepath.Join("..", "testdata", "realdata")
 // here). The first day would bias green-up, and so sowing, about 8 days
 // early.
 func modisDay(compositeStart string) time.Time { return day(compositeStart).AddDate(0, 0, 8) }
-
-func readCSV(t testing.TB, path string) [][]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err) // the data is part of the repository: missing is a failure
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	return recs[1:]
-}
 
 func parseNum(t testing.TB, s string) float64 {
 	if s == "" || strings.EqualFold(s, "nan") || strings.EqualFold(s, "na") {
@@ -59,7 +44,7 @@ type sinopPoint struct {
 func loadSinop(t testing.TB) []sinopPoint {
 	by := map[string]*sinopPoint{}
 	var ids []string
-	for _, r := range readCSV(t, filepath.Join("testdata", "sinop_ndvi.csv")) {
+	for _, r := range testkit.ReadCSV(t, filepath.Join("testdata", "sinop_ndvi.csv"))[1:] {
 		p := by[r[0]]
 		if p == nil {
 			p = &sinopPoint{id: r[0], label: r[1]}
@@ -128,12 +113,12 @@ func TestRealMTLabelledCycles(t *testing.T) {
 		obs        []Obs
 	}
 	samples := map[string]*sample{}
-	for _, r := range readCSV(t, filepath.Join(dir, "samples_mt_4bands_samples.csv")) {
+	for _, r := range testkit.ReadCSV(t, filepath.Join(dir, "samples_mt_4bands_samples.csv"))[1:] {
 		if _, ok := want[r[5]]; ok {
 			samples[r[0]] = &sample{label: r[5], start: day(r[3]), end: modisDay(r[4]).AddDate(0, 0, 8)}
 		}
 	}
-	for _, r := range readCSV(t, filepath.Join(dir, "samples_mt_4bands_series.csv")) {
+	for _, r := range testkit.ReadCSV(t, filepath.Join(dir, "samples_mt_4bands_series.csv"))[1:] {
 		if s := samples[r[0]]; s != nil {
 			s.obs = append(s.obs, Obs{Date: modisDay(r[1]), NDVI: parseNum(t, r[2]), NDTI: math.NaN()})
 		}

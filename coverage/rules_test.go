@@ -7,15 +7,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
 
-func near(a, b, tol float64) bool {
-	if math.IsNaN(a) || math.IsNaN(b) {
-		return math.IsNaN(a) && math.IsNaN(b)
+// nearOrNaN is testkit.Near, except that a NaN want (no reading) is met
+// only by a NaN.
+func nearOrNaN(got, want, tol float64) bool {
+	if math.IsNaN(got) || math.IsNaN(want) {
+		return math.IsNaN(got) && math.IsNaN(want)
 	}
-	return math.Abs(a-b) <= tol
+	return testkit.Near(got, want, tol)
 }
 
 // Portaria 349/2026 item 6.7: "histórico consolidado dos 3 (três) anos
@@ -177,7 +180,7 @@ func TestCellCoverWindowAndFilter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pct, n, ok := CellCover(tc.obs, sow, tc.param)
-			if !near(pct, tc.pct, 1e-9) || n != tc.n || ok != tc.ok {
+			if !nearOrNaN(pct, tc.pct, 1e-9) || n != tc.n || ok != tc.ok {
 				t.Errorf("CellCover = %v, %d, %v; want %v, %d, %v", pct, n, ok, tc.pct, tc.n, tc.ok)
 			}
 		})
@@ -243,7 +246,7 @@ func TestCellCoverUnmix(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			pct, n, ok := CellCover(tc.obs, sow, tc.param)
-			if !near(pct, tc.pct, 1e-6) || n != tc.n || ok != tc.ok {
+			if !nearOrNaN(pct, tc.pct, 1e-6) || n != tc.n || ok != tc.ok {
 				t.Errorf("CellCover = %v, %d, %v; want %v, %d, %v", pct, n, ok, tc.pct, tc.n, tc.ok)
 			}
 		})
@@ -256,7 +259,7 @@ func TestCellCoverUnmix(t *testing.T) {
 	// BareNDTI and StrawNDTI, when set, are the unmixing's soil and straw NDTI.
 	q := Params{BareNDTI: 0.02, StrawNDTI: 0.18}
 	v, n := q.Mix(0, 0.25, 0.75)
-	if pct, _, _ := CellCover([]Obs{{Date: sow.AddDate(0, 0, -3), NDVI: v, NDTI: n}}, sow, q); !near(pct, 25, 1e-6) {
+	if pct, _, _ := CellCover([]Obs{{Date: sow.AddDate(0, 0, -3), NDVI: v, NDTI: n}}, sow, q); !testkit.Near(pct, 25, 1e-6) {
 		t.Errorf("custom endmembers: %.3f %%, want 25", pct)
 	}
 }
@@ -266,7 +269,7 @@ func TestFractionsRoundTrip(t *testing.T) {
 	for _, f := range [][3]float64{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0.2, 0.5, 0.3}, {0.05, 0.9, 0.05}} {
 		v, n := p.Mix(f[0], f[1], f[2])
 		g, s, b := p.Fractions(v, n)
-		if !near(g, f[0], 1e-9) || !near(s, f[1], 1e-9) || !near(b, f[2], 1e-9) {
+		if !testkit.Near(g, f[0], 1e-9) || !testkit.Near(s, f[1], 1e-9) || !testkit.Near(b, f[2], 1e-9) {
 			t.Errorf("Fractions(Mix(%v)) = %.4f %.4f %.4f", f, g, s, b)
 		}
 	}
@@ -289,7 +292,7 @@ func TestMedianSeries(t *testing.T) {
 		{{Date: d1.Add(13 * time.Hour), NDVI: 0.9, NDTI: 0.3}},
 	}
 	got := MedianSeries(cells)
-	if len(got) != 2 || !near(got[0].NDVI, 0.4, 1e-12) || !near(got[0].NDTI, 0.2, 1e-12) || !near(got[1].NDVI, 0.5, 1e-12) || !near(got[1].NDTI, 0.2, 1e-12) {
+	if len(got) != 2 || !testkit.Near(got[0].NDVI, 0.4, 1e-12) || !testkit.Near(got[0].NDTI, 0.2, 1e-12) || !testkit.Near(got[1].NDVI, 0.5, 1e-12) || !testkit.Near(got[1].NDTI, 0.2, 1e-12) {
 		t.Errorf("MedianSeries = %+v", got)
 	}
 }
@@ -376,7 +379,7 @@ func TestAssessDeclaredWinsAndMissingSeason(t *testing.T) {
 
 	t.Run("detected", func(t *testing.T) {
 		c := Assess(cells, contract, nil, zarc.Soja, Params{})
-		if !c.OK || !near(c.Pct, 75, 1e-6) || c.Level != 3 || len(c.Seasons) != 3 {
+		if !c.OK || !testkit.Near(c.Pct, 75, 1e-6) || c.Level != 3 || len(c.Seasons) != 3 {
 			t.Fatalf("Assess = %+v, want C 75 %% level 3", c)
 		}
 		for i, s := range c.Seasons {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/pheno"
 )
 
@@ -23,8 +24,6 @@ func mix(f [3]float64, e [3]Spectrum, k float64) Spectrum {
 
 var hazeP, noiseS = 0.03, 0.006
 
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
-
 // Coefficients recovers the fractions of an exact mixture times its overall
 // brightness, with no misfit.
 func TestCoefficientsRecoverScaledMixtures(t *testing.T) {
@@ -35,7 +34,7 @@ func TestCoefficientsRecoverScaledMixtures(t *testing.T) {
 	}{{[3]float64{0, 0, 1}, 1}, {[3]float64{0.2, 0.5, 0.3}, 1.05}, {[3]float64{0.05, 0.15, 0.8}, 0.9}, {[3]float64{0.6, 0.1, 0.3}, 1}} {
 		t.Run("", func(t *testing.T) {
 			a, b, c, res := Coefficients(e[0], e[1], e[2], mix(tc.f, e, tc.k))
-			if !near(a, tc.k*tc.f[0], 1e-9) || !near(b, tc.k*tc.f[1], 1e-9) || !near(c, tc.k*tc.f[2], 1e-9) || !near(res, 0, 1e-12) {
+			if !testkit.Near(a, tc.k*tc.f[0], 1e-9) || !testkit.Near(b, tc.k*tc.f[1], 1e-9) || !testkit.Near(c, tc.k*tc.f[2], 1e-9) || !testkit.Near(res, 0, 1e-12) {
 				t.Errorf("Coefficients(%v × %v) = %.6f %.6f %.6f (misfit %.2g)", tc.f, tc.k, a, b, c, res)
 			}
 		})
@@ -66,7 +65,7 @@ func TestSpectrumValidAndEndmember(t *testing.T) {
 	}
 	s := pheno.SoilEndmember
 	e := spectrum(s).Endmember()
-	if !near(e.NDVI, s.NDVI(), 1e-12) || !near(e.NDTI, s.NDTI(), 1e-12) || !near(e.VNIR, 0.33, 1e-12) || !near(e.SWIR, 0.57, 1e-12) {
+	if !testkit.Near(e.NDVI, s.NDVI(), 1e-12) || !testkit.Near(e.NDTI, s.NDTI(), 1e-12) || !testkit.Near(e.VNIR, 0.33, 1e-12) || !testkit.Near(e.SWIR, 0.57, 1e-12) {
 		t.Errorf("Endmember() = %+v", e)
 	}
 }
@@ -98,10 +97,10 @@ func TestFitSoilRecoversFieldSoil(t *testing.T) {
 			if !ok {
 				t.Fatal("no fit")
 			}
-			if !near(fit.Brightness, tc.k, 0.02) || !near(fit.SWIR1, tc.f, 0.006) {
+			if !testkit.Near(fit.Brightness, tc.k, 0.02) || !testkit.Near(fit.SWIR1, tc.f, 0.006) {
 				t.Errorf("fit brightness %.4f SWIR1 %.4f, want %.2f %.3f", fit.Brightness, fit.SWIR1, tc.k, tc.f)
 			}
-			if got, want := fit.Soil.Endmember().NDTI, field.Endmember().NDTI; !near(got, want, 0.003) {
+			if got, want := fit.Soil.Endmember().NDTI, field.Endmember().NDTI; !testkit.Near(got, want, 0.003) {
 				t.Errorf("soil NDTI %.4f, want %.4f", got, want)
 			}
 			if _, ok := FitSoil(g, s, b, rs[:20], 30); ok {
@@ -121,7 +120,7 @@ func TestMisfitIsCoefficientsResid(t *testing.T) {
 	}
 	for _, r := range []Spectrum{{0.1, 0.2, 0.3, 0.25}, {0.3, 0.33, 0.3, 0.2}, mix([3]float64{0.2, 0.3, 0.5}, [3]Spectrum{g, s, b}, 1)} {
 		_, _, _, want := Coefficients(g, s, b, r)
-		if got := misfit(n, r); !near(got, want, 1e-12) {
+		if got := misfit(n, r); !testkit.Near(got, want, 1e-12) {
 			t.Errorf("misfit(%v) = %.6g, Coefficients resid %.6g", r, got, want)
 		}
 	}

@@ -1,13 +1,14 @@
 package tillage
 
 import (
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/manejo/manejo/internal/testkit"
 )
 
 func realdata(t testing.TB, parts ...string) string {
@@ -19,22 +20,11 @@ func realdata(t testing.TB, parts ...string) string {
 	return p
 }
 
+// readCSV returns the header's columns and the records of a CSV file.
 func readCSV(t testing.TB, path string) (map[string]int, [][]string) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("open %s: %v", path, err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatalf("read %s: %v", path, err)
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
-	}
-	return col, rows[1:]
+	rows := testkit.ReadCSV(t, path)
+	return testkit.Columns(rows[0]), rows[1:]
 }
 
 // TestHarvestBreakBfast: bfast's harvest.csv (MODIS 16-day NDVI of a Pinus
