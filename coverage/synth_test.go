@@ -22,7 +22,7 @@ func day(s string) time.Time {
 	return t
 }
 
-// synthField is a talhão simulated by internal/pheno: one management
+// synthField is a talhão simulated by sim/pheno: one management
 // history, nCells cells observed with their own noise and unflagged cloud
 // residues under the scene's shared cloud mask.
 type synthField struct {

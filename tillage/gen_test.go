@@ -14,7 +14,7 @@ var onScenario func(*pheno.Scenario)
 
 func testGenerator() generator { return &phenoGen{revisit: 5} }
 
-// phenoGen draws talhões from internal/pheno: one field history (Random)
+// phenoGen draws talhões from sim/pheno: one field history (Random)
 // seen by every cell, a 5-day revisit, clouds shared by the whole talhão
 // (one scene covers it), and per-cell noise and unflagged residue.
 type phenoGen struct {
@@ -30,7 +30,7 @@ var (
 )
 
 func (g *phenoGen) name() string {
-	return fmt.Sprintf("internal/pheno Random + Observe, %d-day revisit, %s..%s", g.revisit,
+	return fmt.Sprintf("sim/pheno Random + Observe, %d-day revisit, %s..%s", g.revisit,
 		genStart.Format(time.DateOnly), genEnd.Format(time.DateOnly))
 }
 
