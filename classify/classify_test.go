@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -274,7 +275,7 @@ func TestClassifyRules(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tt.item, err)
 			}
-			if !approx(r.Mi, tt.mi) || r.Level != tt.level || r.DecidingRule != tt.deciding {
+			if !testkit.Near(r.Mi, tt.mi, eps) || r.Level != tt.level || r.DecidingRule != tt.deciding {
 				t.Errorf("%s: Classify = level %d Mi %v deciding %q (missing %v, D %s); want level %d Mi %v deciding %q",
 					tt.item, r.Level, r.Mi, r.DecidingRule, r.Missing, r.Diversity, tt.level, tt.mi, tt.deciding)
 			}
@@ -420,7 +421,7 @@ func TestClassifyExplanation(t *testing.T) {
 	}
 	for i, w := range want {
 		g := r.Indicators[i]
-		if g.Key != w.key || !approx(g.Value, w.value) || g.Unit != w.unit || g.Level != w.level || g.Points != w.points || !g.Measured || g.Item == "" {
+		if g.Key != w.key || !testkit.Near(g.Value, w.value, eps) || g.Unit != w.unit || g.Level != w.level || g.Points != w.points || !g.Measured || g.Item == "" {
 			t.Errorf("indicator %d = %+v, want %+v", i, g, w)
 		}
 	}

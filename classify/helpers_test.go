@@ -1,7 +1,6 @@
 package classify
 
 import (
-	"math"
 	"testing"
 	"time"
 
@@ -9,8 +8,6 @@ import (
 )
 
 const eps = 1e-9
-
-func approx(a, b float64) bool { return math.Abs(a-b) <= eps }
 
 func day(tb testing.TB, s string) time.Time {
 	tb.Helper()

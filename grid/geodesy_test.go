@@ -7,6 +7,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid/internal/geodref"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 )
 
@@ -94,7 +95,7 @@ func TestAreaHaEdgeCases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := AreaHa(tc.mp)
-			if !near(got, tc.want, 2e-4) {
+			if !testkit.Near(got, tc.want, 2e-4*tc.want) {
 				t.Errorf("AreaHa(%s) = %v, want %v", tc.name, got, tc.want)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 )
@@ -189,7 +190,7 @@ func checkGrid(t *testing.T, g Grid, mp orb.MultiPolygon, bufM float64, fallback
 		if c.AreaHa > g.CellSizeHa*(1+2e-4) {
 			t.Errorf("cell %s area %.6f ha > nominal %g", c.ID, c.AreaHa, g.CellSizeHa)
 		}
-		if !c.Border && !near(c.AreaHa, g.CellSizeHa, 2e-4) {
+		if !c.Border && !testkit.Near(c.AreaHa, g.CellSizeHa, 2e-4*g.CellSizeHa) {
 			t.Errorf("inner cell %s area %.6f ha, want %g ± 0.02 %%", c.ID, c.AreaHa, g.CellSizeHa)
 		}
 		if c.AreaHa < g.CellSizeHa*(1-1e-3) && !c.Border {
@@ -286,7 +287,7 @@ func TestBuildCellSizes(t *testing.T) {
 		t.Run(fmt.Sprintf("%gha-%gha-cells-%gm", c.ha, c.cell, c.buf), func(t *testing.T) {
 			mp := lShape(-55.6, -11.8, c.ha)
 			g := mustBuild(t, Field{ID: "x", Geometry: mp}, Options{CellHa: c.cell, EdgeBufferM: c.buf})
-			if g.CellSizeHa != c.cell || !near(g.CellSizeM, math.Sqrt(c.cell*1e4), 1e-12) {
+			if g.CellSizeHa != c.cell || !testkit.Near(g.CellSizeM, math.Sqrt(c.cell*1e4), 1e-12*g.CellSizeM) {
 				t.Errorf("CellSizeHa, CellSizeM = %g, %g, want %g, %g", g.CellSizeHa, g.CellSizeM, c.cell, math.Sqrt(c.cell*1e4))
 			}
 			o := newOracle(t, mp)
@@ -381,7 +382,7 @@ func TestFallbackCentre(t *testing.T) {
 	if !o.centreOK(c.Centre, 12.4) {
 		t.Errorf("fallback centre %v is not on the midline of the strip", c.Centre)
 	}
-	if !near(c.AreaHa, g.AreaHa, 1e-9) {
+	if !testkit.Near(c.AreaHa, g.AreaHa, 1e-9*g.AreaHa) {
 		t.Errorf("fallback cell area %.6f, want the talhão's %.6f", c.AreaHa, g.AreaHa)
 	}
 }

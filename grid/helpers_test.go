@@ -45,14 +45,6 @@ func lShape(lon, lat, ha float64) orb.MultiPolygon {
 	return orb.MultiPolygon{{r}}
 }
 
-// near reports whether got is within rel (relative) of want.
-func near(got, want, rel float64) bool {
-	if want == 0 {
-		return math.Abs(got) <= rel
-	}
-	return math.Abs(got-want) <= rel*math.Abs(want)
-}
-
 // mustBuild builds a grid or fails the test.
 func mustBuild(tb testing.TB, f Field, o Options) Grid {
 	tb.Helper()

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -184,7 +185,7 @@ func TestReadOGR(t *testing.T) {
 				if f.ID != r.ID || f.Crop != r.Crop || *f.PlantioContorno != *r.PlantioContorno || *f.Terraceamento != *r.Terraceamento {
 					t.Errorf("%s: %+v, want %+v", c.name, f, r)
 				}
-				if a, b := AreaHa(f.Geometry), AreaHa(r.Geometry); !near(a, b, c.tol) {
+				if a, b := AreaHa(f.Geometry), AreaHa(r.Geometry); !testkit.Near(a, b, c.tol*b) {
 					t.Errorf("%s %s: %.6f ha, GeoJSON %.6f", c.name, f.ID, a, b)
 				}
 				if d := math.Hypot(f.Geometry[0][0][0][0]-r.Geometry[0][0][0][0], f.Geometry[0][0][0][1]-r.Geometry[0][0][0][1]); d > 1e-7 {
