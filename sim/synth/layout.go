@@ -291,8 +291,9 @@ func overlaps(b [4]float64, taken [][4]float64, gap float64) bool {
 	return false
 }
 
-// inRing reports whether (x, y) lies inside the closed ring r (even-odd).
-func inRing(r [][2]float64, x, y float64) bool {
+// inRing reports whether (x, y) lies inside the closed ring r (even-odd);
+// r is a plain coordinate ring or an orb.Ring.
+func inRing[P ~[2]float64](r []P, x, y float64) bool {
 	in := false
 	for i, j := 0, len(r)-1; i < len(r); j, i = i, i+1 {
 		a, b := r[i], r[j]

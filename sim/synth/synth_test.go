@@ -19,6 +19,7 @@ import (
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 )
 
 var (
@@ -385,7 +386,7 @@ func TestTruthConsistent(t *testing.T) {
 			} else {
 				last := f.Tillage[len(f.Tillage)-1].Date
 				y := FullYears(last.Time, tr.AsOf.Time)
-				if f.T.Censored || f.T.Years == nil || *f.T.Years != y || *f.T.Level != LevelT(y) || !f.T.LastEvent.Equal(last.Time) {
+				if f.T.Censored || f.T.Years == nil || *f.T.Years != y || *f.T.Level != zarc.TLevel(float64(y)) || !f.T.LastEvent.Equal(last.Time) {
 					t.Errorf("T = %+v, want %d years from %s", f.T, y, last.Format(dateLayout))
 				}
 			}
@@ -404,7 +405,7 @@ func TestTruthConsistent(t *testing.T) {
 					n++
 				}
 			}
-			if n != 3 || f.C.Value == nil || !testkit.Near(*f.C.Value, sum/3, 0.006) || *f.C.Level != LevelC(*f.C.Value) {
+			if n != 3 || f.C.Value == nil || !testkit.Near(*f.C.Value, sum/3, 0.006) || *f.C.Level != zarc.CLevel(*f.C.Value) {
 				t.Errorf("C = %+v, want the mean %.2f of %d assessed seasons", f.C, sum/3, n)
 			}
 			if f.Clouds.LossPct < 30 || f.Clouds.LossPct > 60 {
@@ -816,7 +817,7 @@ func TestDEMSlope(t *testing.T) {
 			dx := gt[1] * math.Pi / 180 * 6371000 * math.Cos(lat*math.Pi/180)
 			for j := 1; j < st.SizeX-1; j++ {
 				lon := gt[0] + (float64(j)+0.5)*gt[1]
-				if !pointInRing(f.Geometry[0][0], lon, lat) {
+				if !inRing(f.Geometry[0][0], lon, lat) {
 					continue
 				}
 				at := func(di, dj int) float64 { return float64(z[(i+di)*st.SizeX+j+dj]) }
@@ -885,8 +886,8 @@ func TestLevelsAndYears(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			y := FullYears(tc.a, tc.b)
-			if y != tc.years || LevelT(y) != tc.l {
-				t.Errorf("FullYears(%s, %s) = %d (level %d), want %d (level %d)", tc.a.Format(dateLayout), tc.b.Format(dateLayout), y, LevelT(y), tc.years, tc.l)
+			if y != tc.years || zarc.TLevel(float64(y)) != tc.l {
+				t.Errorf("FullYears(%s, %s) = %d (level %d), want %d (level %d)", tc.a.Format(dateLayout), tc.b.Format(dateLayout), y, zarc.TLevel(float64(y)), tc.years, tc.l)
 			}
 		})
 	}
@@ -894,8 +895,8 @@ func TestLevelsAndYears(t *testing.T) {
 		pct float64
 		l   int
 	}{{0, 1}, {29.99, 1}, {30, 2}, {59.99, 2}, {60, 3}, {89.99, 3}, {90, 4}, {100, 4}} {
-		if got := LevelC(c.pct); got != c.l {
-			t.Errorf("LevelC(%v) = %d, want %d", c.pct, got, c.l)
+		if got := zarc.CLevel(c.pct); got != c.l {
+			t.Errorf("zarc.CLevel(%v) = %d, want %d", c.pct, got, c.l)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 )
 
@@ -217,34 +218,10 @@ func ReadTruth(name string) (Truth, error) {
 	return t, nil
 }
 
-// LevelT returns the Tabela 1 level of T (full years without revolving).
-func LevelT(years int) int {
-	switch {
-	case years < 3:
-		return 1
-	case years < 5:
-		return 2
-	case years < 8:
-		return 3
-	}
-	return 4
-}
-
-// LevelC returns the Tabela 1 level of C (straw cover, %).
-func LevelC(pct float64) int {
-	switch {
-	case pct < 30:
-		return 1
-	case pct < 60:
-		return 2
-	case pct < 90:
-		return 3
-	}
-	return 4
-}
-
 // FullYears returns the whole years from a to b, anniversary-based (0 when b
-// is before a's first anniversary).
+// is before a's first anniversary). It is written apart from
+// tillage.FullYears on purpose: the truth the estimator is judged against
+// must not come from the estimator's own code.
 func FullYears(a, b time.Time) int {
 	y := b.Year() - a.Year()
 	if b.Month() < a.Month() || (b.Month() == a.Month() && b.Day() < a.Day()) {
@@ -327,7 +304,7 @@ func (o Options) tTruth(last *Day) TTruth {
 	t := TTruth{AsOf: Day{o.AsOf}, LastEvent: last}
 	if last != nil {
 		y := FullYears(last.Time, o.AsOf)
-		l := LevelT(y)
+		l := zarc.TLevel(float64(y))
 		t.Years, t.Level = &y, &l
 		return t
 	}
@@ -387,7 +364,7 @@ func cTruth(seasons []SeasonTruth, assessed []string) CTruth {
 		sum += v
 	}
 	v := num.Round(sum/float64(len(assessed)), 2)
-	l := LevelC(v)
+	l := zarc.CLevel(v)
 	c.Value, c.Level = &v, &l
 	return c
 }
@@ -488,7 +465,7 @@ func (sc *scene) modisTruth(f *field, areaHa float64) MODISTruth {
 					x, y = px0, py1-t*modisPx
 				}
 				lon, lat := unsinusoidal(x, y)
-				ok = pointInRing(ring, lon, lat)
+				ok = inRing(ring, lon, lat)
 			}
 			for _, v := range ring {
 				x, y := sinusoidal(v[0], v[1])
@@ -503,17 +480,6 @@ func (sc *scene) modisTruth(f *field, areaHa float64) MODISTruth {
 	}
 	req := int(math.Ceil(areaHa / 10))
 	return MODISTruth{WholePixels: count, Required: req, Eligible: areaHa > 100 && count >= req}
-}
-
-func pointInRing(r orb.Ring, x, y float64) bool {
-	in := false
-	for i, j := 0, len(r)-1; i < len(r); j, i = i, i+1 {
-		a, b := r[i], r[j]
-		if (a[1] > y) != (b[1] > y) && x < (b[0]-a[0])*(y-a[1])/(b[1]-a[1])+a[0] {
-			in = !in
-		}
-	}
-	return in
 }
 
 // GeoJSON of the talhões.
