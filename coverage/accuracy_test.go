@@ -26,10 +26,9 @@ type accuracyResult struct {
 	levelAgreeDecl, cOKDecl int
 }
 
-func (r accuracyResult) sowMAE() float64       { return r.sowAbs / float64(r.sowN) }
-func (r accuracyResult) coverMAE() float64     { return r.coverAbs / float64(r.coverN) }
-func (r accuracyResult) declCoverMAE() float64 { return r.declCoverAbs / float64(r.declCoverN) }
-func (r accuracyResult) agreement() float64    { return float64(r.levelAgree) / float64(r.cOK) }
+func (r accuracyResult) sowMAE() float64    { return r.sowAbs / float64(r.sowN) }
+func (r accuracyResult) coverMAE() float64  { return r.coverAbs / float64(r.coverN) }
+func (r accuracyResult) agreement() float64 { return float64(r.levelAgree) / float64(r.cOK) }
 
 // runAccuracy simulates n talhões of nCells cells each (Sentinel-2 revisit,
 // Mato Grosso clouds, unflagged residues) from pheno, 80 % soybean and 20 %

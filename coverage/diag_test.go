@@ -19,17 +19,14 @@ var diagSeed = flag.Uint64("diagseed", 5, "seed of the -covdiag fields")
 
 // diagSeason is one assessed season of a diagnostic field.
 type diagSeason struct {
-	truth      float64
-	trueSow    time.Time
-	detSow     time.Time // zero when not detected
-	weeds      bool      // green fraction > 3 % on some day of the window
-	dryStand   bool      // a cover crop or fallow desiccated within 20 days before the window end
-	tilled     bool      // tillage inside the window
-	soilNDTI   float64   // the field's true bare-soil NDTI
-	minGround  float64
-	greenMax   float64
-	readings   int
-	situations string
+	truth    float64
+	trueSow  time.Time
+	detSow   time.Time // zero when not detected
+	weeds    bool      // green fraction > 3 % on some day of the window
+	dryStand bool      // a cover crop or fallow desiccated within 20 days before the window end
+	tilled   bool      // tillage inside the window
+	soilNDTI float64   // the field's true bare-soil NDTI
+	greenMax float64
 }
 
 type diagField struct {

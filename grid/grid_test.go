@@ -19,13 +19,12 @@ import (
 // equidistant plane centred on the talhão (PROJ), containment and buffers
 // by GEOS, MODIS pixels from PROJ's sinusoidal projection.
 type oracle struct {
-	tb         testing.TB
-	wgs, aeqd  *godal.SpatialRef
-	sinu       *godal.SpatialRef
-	toA, toS   *godal.Transform
-	fromS      *godal.Transform
-	field      *godal.Geometry // talhão in the aeqd plane
-	fieldBound orb.Bound
+	tb        testing.TB
+	wgs, aeqd *godal.SpatialRef
+	sinu      *godal.SpatialRef
+	toA, toS  *godal.Transform
+	fromS     *godal.Transform
+	field     *godal.Geometry // talhão in the aeqd plane
 }
 
 func newOracle(tb testing.TB, mp orb.MultiPolygon) *oracle {

@@ -40,20 +40,9 @@ const visibleDrop = 0.2
 // not dating, it is a miss.
 const matchTol = 32 * 24 * time.Hour
 
-// matches pairs detections with truth dates in order; it returns the
-// dating errors (After − truth, days) of matched pairs and the counts of
-// unmatched detections and truths.
-func matches(det []Break, truth []time.Time) (errs []float64, fp, fn int) {
-	errs, fp, hit := matchFlags(det, truth)
-	for _, h := range hit {
-		if !h {
-			fn++
-		}
-	}
-	return errs, fp, fn
-}
-
-// matchFlags is matches with the per-truth hit flags.
+// matchFlags pairs detections with truth dates in order; it returns the
+// dating errors (After − truth, days) of matched pairs, the count of
+// unmatched detections and, per truth date, whether a detection matched it.
 func matchFlags(det []Break, truth []time.Time) (errs []float64, fp int, hit []bool) {
 	used := make([]bool, len(det))
 	hit = make([]bool, len(truth))
