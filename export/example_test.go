@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/zarc"
 )
 
 func ExamplePartName() {
@@ -18,7 +19,7 @@ func ExamplePartName() {
 
 func ExampleWrite() {
 	ndvi, ndti := float32(0.2134), float32(0.1532)
-	day := export.DateOf(time.Date(2025, 9, 12, 0, 0, 0, 0, time.UTC))
+	day := zarc.DateOf(time.Date(2025, 9, 12, 0, 0, 0, 0, time.UTC))
 	rows := []export.ObsRow{
 		{FieldID: "MT-SIN-001", CellID: "r000c001", Date: day, Collection: "sentinel-2-l2a", ItemID: "S2A_21LXH_20250912_0_L2A", NDVI: &ndvi, NDTI: &ndti},
 		{FieldID: "MT-SIN-001", CellID: "r000c000", Date: day, Collection: "sentinel-2-l2a", ItemID: "S2A_21LXH_20250912_0_L2A", MaskReason: export.OptString("cloud")},

@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -24,6 +21,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/export/exporttest"
 	"github.com/manejo/manejo/internal/testkit"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 )
@@ -121,10 +119,10 @@ func expectRows[T export.Row](t *testing.T, rows []T) []map[string]any {
 			switch {
 			case f.Kind() == reflect.Pointer && f.IsNil():
 				x = nil
-			case f.Type() == reflect.TypeFor[export.Date]():
-				x = f.Interface().(export.Date).String()
-			case f.Type() == reflect.TypeFor[*export.Date]():
-				x = f.Interface().(*export.Date).String()
+			case f.Type() == reflect.TypeFor[zarc.Date]():
+				x = f.Interface().(zarc.Date).String()
+			case f.Type() == reflect.TypeFor[*zarc.Date]():
+				x = f.Interface().(*zarc.Date).String()
 			case f.Type() == reflect.TypeFor[export.BBox]():
 				b := f.Interface().(export.BBox)
 				x = map[string]any{"xmin": b.Xmin, "ymin": b.Ymin, "xmax": b.Xmax, "ymax": b.Ymax}
@@ -422,7 +420,7 @@ func TestRowGroupsAndStreaming(t *testing.T) {
 		for c := 0; c < 25; c++ {
 			for day := 0; day < 33 || (f == 2 && day < 34); day++ {
 				rows = append(rows, export.ObsRow{FieldID: fmt.Sprintf("F%02d", f), CellID: fmt.Sprintf("r000c%03d", c),
-					Date: exporttest.Day("2024-01-01") + export.Date(day*5), Collection: "sentinel-2-l2a", ItemID: fmt.Sprint("item", day), NDVI: &v, NDTI: &v})
+					Date: exporttest.Day("2024-01-01") + zarc.Date(day*5), Collection: "sentinel-2-l2a", ItemID: fmt.Sprint("item", day), NDVI: &v, NDTI: &v})
 			}
 		}
 		batches = append(batches, rows)
@@ -508,31 +506,5 @@ func TestReadDatasetParts(t *testing.T) {
 	}
 	if _, err := export.ReadDataset[export.IndicatorRow](fstest.MapFS{}); err == nil {
 		t.Error("ReadDataset(empty dir) succeeded")
-	}
-}
-
-// TestDuckDB reads the files with DuckDB when the CLI is installed.
-func TestDuckDB(t *testing.T) {
-	duck, err := exec.LookPath("duckdb")
-	if err != nil {
-		t.Skip("duckdb not installed")
-	}
-	fx := exporttest.New(t)
-	dir := t.TempDir()
-	var b bytes.Buffer
-	if err := export.Write(&b, slices.Clone(fx.Obs), export.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "observations.parquet")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(duck, "-csv", "-noheader", "-c",
-		fmt.Sprintf("select typeof(date), count(*), count(ndvi) from '%s' group by 1", p)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("duckdb: %v\n%s", err, out)
-	}
-	if got := strings.TrimSpace(string(out)); got != "DATE,6,5" {
-		t.Errorf("duckdb says %q, want DATE,6,5", got)
 	}
 }

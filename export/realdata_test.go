@@ -12,6 +12,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/internal/testkit"
+	"github.com/manejo/manejo/zarc"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/encoding/wkb"
 	"github.com/paulmach/orb/planar"
@@ -111,7 +112,7 @@ func TestRealNDVISeries(t *testing.T) {
 	recs := testkit.ReadCSV(t, p)
 	var rows []export.ObsRow
 	for _, r := range recs[1:] {
-		day, err := export.ParseDate(r[1])
+		day, err := zarc.ParseDate(r[1])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,8 +2,8 @@ package export
 
 import (
 	"cmp"
-	"fmt"
-	"time"
+
+	"github.com/manejo/manejo/zarc"
 )
 
 // The row types below are the single definition of every Parquet schema that
@@ -12,7 +12,7 @@ import (
 // schemaMarkdown): change a column here and regenerate the docs with
 // `go test ./export -update`.
 //
-// Dates are Date values (days since 1970-01-01) stored with the Parquet DATE
+// Dates are zarc.Date values (days since 1970-01-01) stored with the Parquet DATE
 // logical type (INT32). Pointer fields are optional (nullable) columns: nil
 // means "missing", never zero. Optional strings are *string too (OptString):
 // parquet-go v0.32.0 writes a zero string after a non-null one as "" instead
@@ -46,46 +46,46 @@ type BBox struct {
 // (observations.parquet). A masked observation keeps its row with null
 // indices and the mask reason, so analysts can count what was dropped.
 type ObsRow struct {
-	FieldID    string   `parquet:"field_id,dict" doc:"talhão id"`
-	CellID     string   `parquet:"cell_id,dict" doc:"cell id (cells.parquet)"`
-	Date       Date     `parquet:"date,date" doc:"acquisition date (UTC)"`
-	Collection string   `parquet:"collection,dict" doc:"STAC collection, e.g. sentinel-2-l2a, landsat-c2-l2"`
-	ItemID     string   `parquet:"item_id,dict" doc:"STAC item id of the scene"`
-	NDVI       *float32 `parquet:"ndvi,optional" unit:"-1..1" doc:"(NIR − Red)/(NIR + Red) at the cell centre; null when masked"`
-	NDTI       *float32 `parquet:"ndti,optional" unit:"-1..1" doc:"(SWIR1 − SWIR2)/(SWIR1 + SWIR2) at the cell centre; null when masked"`
-	MaskReason *string  `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear"`
+	FieldID    string    `parquet:"field_id,dict" doc:"talhão id"`
+	CellID     string    `parquet:"cell_id,dict" doc:"cell id (cells.parquet)"`
+	Date       zarc.Date `parquet:"date,date" doc:"acquisition date (UTC)"`
+	Collection string    `parquet:"collection,dict" doc:"STAC collection, e.g. sentinel-2-l2a, landsat-c2-l2"`
+	ItemID     string    `parquet:"item_id,dict" doc:"STAC item id of the scene"`
+	NDVI       *float32  `parquet:"ndvi,optional" unit:"-1..1" doc:"(NIR − Red)/(NIR + Red) at the cell centre; null when masked"`
+	NDTI       *float32  `parquet:"ndti,optional" unit:"-1..1" doc:"(SWIR1 − SWIR2)/(SWIR1 + SWIR2) at the cell centre; null when masked"`
+	MaskReason *string   `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear"`
 }
 
 // EventRow is one dated soil-revolving event of a talhão (events.parquet),
 // the input of T and of the SINM interpretacoesManejo.
 type EventRow struct {
-	FieldID        string  `parquet:"field_id,dict" doc:"talhão id"`
-	Date           Date    `parquet:"date,date" doc:"estimated event date (first clear date after the break)"`
-	Before         Date    `parquet:"before,date" doc:"last clear observation before the break"`
-	After          Date    `parquet:"after,date" doc:"first clear observation after the break"`
-	CellFraction   float64 `parquet:"cell_fraction" unit:"0..1" doc:"share of the talhão's cells that broke"`
-	NCells         int32   `parquet:"n_cells" doc:"number of cells that broke"`
-	MagnitudeSigma float32 `parquet:"magnitude_sigma" unit:"σ" doc:"median break size in historical standard deviations"`
-	Operation      *string `parquet:"operation,optional,dict" doc:"operation type when known (ARAÇÃO, GRADAGEM, SUBSOLAGEM, ESCARIFICAÇÃO); null otherwise"`
+	FieldID        string    `parquet:"field_id,dict" doc:"talhão id"`
+	Date           zarc.Date `parquet:"date,date" doc:"estimated event date (first clear date after the break)"`
+	Before         zarc.Date `parquet:"before,date" doc:"last clear observation before the break"`
+	After          zarc.Date `parquet:"after,date" doc:"first clear observation after the break"`
+	CellFraction   float64   `parquet:"cell_fraction" unit:"0..1" doc:"share of the talhão's cells that broke"`
+	NCells         int32     `parquet:"n_cells" doc:"number of cells that broke"`
+	MagnitudeSigma float32   `parquet:"magnitude_sigma" unit:"σ" doc:"median break size in historical standard deviations"`
+	Operation      *string   `parquet:"operation,optional,dict" doc:"operation type when known (ARAÇÃO, GRADAGEM, SUBSOLAGEM, ESCARIFICAÇÃO); null otherwise"`
 }
 
 // SeasonRow is one agricultural year of a talhão (seasons.parquet): the
 // sowing of the main crop, the 30-day pre-sowing window and its straw cover.
 type SeasonRow struct {
-	FieldID          string   `parquet:"field_id,dict" doc:"talhão id"`
-	Season           string   `parquet:"season,dict" doc:"agricultural year, e.g. 2024/25 (July–June)"`
-	Crop             string   `parquet:"crop,dict" doc:"main crop: soja or milho"`
-	SowingDate       *Date    `parquet:"sowing_date,date" doc:"sowing date of the main crop; null when neither declared nor detected"`
-	SowingSource     *string  `parquet:"sowing_source,optional,dict" doc:"declared (CSV) or detected; null when unknown"`
-	SowingConfidence *float32 `parquet:"sowing_confidence,optional" unit:"0..1" doc:"confidence of a detected sowing date; null when declared or unknown"`
-	Decendio         *int32   `parquet:"decendio,optional" unit:"1..36" doc:"ZARC decendio (10-day period of the year) of the sowing date"`
-	WindowStart      *Date    `parquet:"window_start,date" doc:"first day of the pre-sowing window (Portaria 349, 6.7)"`
-	WindowEnd        *Date    `parquet:"window_end,date" doc:"last day of the pre-sowing window"`
-	CoverDate        *Date    `parquet:"cover_date,date" doc:"date the straw-cover reading refers to (SINM dataAvaliacao)"`
-	CoverPct         *float64 `parquet:"cover_pct,optional" unit:"%" doc:"straw cover before sowing, 0–100; null when it could not be read"`
-	NCells           int32    `parquet:"n_cells" doc:"cells with at least one clear observation in the window"`
-	NObs             int32    `parquet:"n_obs" doc:"clear observations used in the window"`
-	Reason           *string  `parquet:"reason,optional" doc:"why cover_pct or sowing_date is missing; null when present"`
+	FieldID          string     `parquet:"field_id,dict" doc:"talhão id"`
+	Season           string     `parquet:"season,dict" doc:"agricultural year, e.g. 2024/25 (July–June)"`
+	Crop             string     `parquet:"crop,dict" doc:"main crop: soja or milho"`
+	SowingDate       *zarc.Date `parquet:"sowing_date,date" doc:"sowing date of the main crop; null when neither declared nor detected"`
+	SowingSource     *string    `parquet:"sowing_source,optional,dict" doc:"declared (CSV) or detected; null when unknown"`
+	SowingConfidence *float32   `parquet:"sowing_confidence,optional" unit:"0..1" doc:"confidence of a detected sowing date; null when declared or unknown"`
+	Decendio         *int32     `parquet:"decendio,optional" unit:"1..36" doc:"ZARC decendio (10-day period of the year) of the sowing date"`
+	WindowStart      *zarc.Date `parquet:"window_start,date" doc:"first day of the pre-sowing window (Portaria 349, 6.7)"`
+	WindowEnd        *zarc.Date `parquet:"window_end,date" doc:"last day of the pre-sowing window"`
+	CoverDate        *zarc.Date `parquet:"cover_date,date" doc:"date the straw-cover reading refers to (SINM dataAvaliacao)"`
+	CoverPct         *float64   `parquet:"cover_pct,optional" unit:"%" doc:"straw cover before sowing, 0–100; null when it could not be read"`
+	NCells           int32      `parquet:"n_cells" doc:"cells with at least one clear observation in the window"`
+	NObs             int32      `parquet:"n_obs" doc:"clear observations used in the window"`
+	Reason           *string    `parquet:"reason,optional" doc:"why cover_pct or sowing_date is missing; null when present"`
 }
 
 // CellCoverRow is the pre-sowing straw cover of one cell in one
@@ -102,14 +102,14 @@ type CellCoverRow struct {
 // CycleRow is one crop cycle detected in a talhão (cycles.parquet), the
 // input of the SINM interpretacoesCultura.
 type CycleRow struct {
-	FieldID   string   `parquet:"field_id,dict" doc:"talhão id"`
-	Season    string   `parquet:"season,dict" doc:"agricultural year the cycle belongs to"`
-	Cycle     int32    `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra; 0 = another cycle (see kind), kept here but not sent to SINM"`
-	Kind      string   `parquet:"kind,dict" doc:"what the cycle is: Cultivo de 1ª/2ª/3ª safra, Planta de cobertura (before the main crop), Cultivo (a year whose main crop was not found)"`
-	Crop      *string  `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
-	StartDate Date     `parquet:"start_date,date" doc:"start of the cycle (sowing / green-up)"`
-	EndDate   Date     `parquet:"end_date,date" doc:"end of the cycle (harvest / senescence)"`
-	PeakNDVI  *float32 `parquet:"peak_ndvi,optional" unit:"-1..1" doc:"median over cells of the cycle's maximum NDVI"`
+	FieldID   string    `parquet:"field_id,dict" doc:"talhão id"`
+	Season    string    `parquet:"season,dict" doc:"agricultural year the cycle belongs to"`
+	Cycle     int32     `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra; 0 = another cycle (see kind), kept here but not sent to SINM"`
+	Kind      string    `parquet:"kind,dict" doc:"what the cycle is: Cultivo de 1ª/2ª/3ª safra, Planta de cobertura (before the main crop), Cultivo (a year whose main crop was not found)"`
+	Crop      *string   `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
+	StartDate zarc.Date `parquet:"start_date,date" doc:"start of the cycle (sowing / green-up)"`
+	EndDate   zarc.Date `parquet:"end_date,date" doc:"end of the cycle (harvest / senescence)"`
+	PeakNDVI  *float32  `parquet:"peak_ndvi,optional" unit:"-1..1" doc:"median over cells of the cycle's maximum NDVI"`
 }
 
 // IndicatorRow is the result for one talhão (indicators.parquet): T, C,
@@ -117,33 +117,33 @@ type CycleRow struct {
 // missing indicator is null with its reason in Reasons (IN 2.2), never a
 // guess.
 type IndicatorRow struct {
-	FieldID          string   `parquet:"field_id" doc:"talhão id"`
-	Crop             string   `parquet:"crop,dict" doc:"main crop: soja or milho"`
-	AreaHa           float64  `parquet:"area_ha" unit:"ha" doc:"geodesic area of the talhão (WGS84)"`
-	CellSizeHa       float64  `parquet:"cell_size_ha" unit:"ha" doc:"nominal cell area (IN 6.2: 1–5 ha below 100 ha, 5–10 ha from 100 ha)"`
-	NCells           int32    `parquet:"n_cells" doc:"number of cells (sampling points)"`
-	Sensors          []string `parquet:"sensors,list" doc:"STAC collections that gave clear observations, sorted"`
-	MODISEligible    bool     `parquet:"modis_eligible" doc:"over 100 ha with ≥ 1 MODIS-eligible point per 10 ha (IN 6.4 I)"`
-	PeriodStart      *Date    `parquet:"period_start,date" doc:"first day of the monitored period (SINM dataInicial)"`
-	PeriodEnd        *Date    `parquet:"period_end,date" doc:"last day of the monitored period (SINM dataFinal)"`
-	TYears           *float64 `parquet:"t_years,optional" unit:"years" doc:"time without soil revolving up to period_end; null when censored or unknown"`
-	TYearsMin        *float64 `parquet:"t_years_min,optional" unit:"years" doc:"lower bound of T when no event was seen (archive length); null when unknown"`
-	TCensored        bool     `parquet:"t_censored" doc:"no event in the archive: T is at least t_years_min"`
-	TLevel           *int32   `parquet:"t_level,optional" unit:"1..4" doc:"level of T (Tabela 1: <3, 3–5, 5–8, ≥8 full years)"`
-	LastEvent        *Date    `parquet:"last_event,date" doc:"date of the latest soil-revolving event; null when none"`
-	CPct             *float64 `parquet:"c_pct,optional" unit:"%" doc:"C: mean straw cover of the three seasons before the contract year (Portaria 349, 6.7)"`
-	CLevel           *int32   `parquet:"c_level,optional" unit:"1..4" doc:"level of C (Tabela 1: <30, 30–60, 60–90, ≥90 %)"`
-	CSeasons         []string `parquet:"c_seasons,list" doc:"the seasons averaged into C, oldest first"`
-	CSeason1Pct      *float64 `parquet:"c_season_1_pct,optional" unit:"%" doc:"straw cover of c_seasons[1] (oldest); null when missing"`
-	CSeason2Pct      *float64 `parquet:"c_season_2_pct,optional" unit:"%" doc:"straw cover of c_seasons[2]; null when missing"`
-	CSeason3Pct      *float64 `parquet:"c_season_3_pct,optional" unit:"%" doc:"straw cover of c_seasons[3] (latest); null when missing"`
-	SlopeMeanPct     *float64 `parquet:"slope_mean_pct,optional" unit:"%" doc:"mean slope over the talhão (DEM)"`
-	SlopeMedianPct   *float64 `parquet:"slope_median_pct,optional" unit:"%" doc:"median slope"`
-	SlopeP90Pct      *float64 `parquet:"slope_p90_pct,optional" unit:"%" doc:"90th percentile of slope"`
-	ContourRequired  *bool    `parquet:"contour_required,optional" doc:"slope_mean_pct ≥ 3 %: contour planting mandatory (IN 3.2.1 I)"`
-	DeclividadeMedia *int32   `parquet:"declividade_media,optional" unit:"%" doc:"slope_mean_pct rounded to an integer, as sent to SINM"`
-	Status           string   `parquet:"status,dict" doc:"ok, partial (some indicator missing) or failed"`
-	Reasons          []string `parquet:"reasons,list" doc:"why an indicator is missing or the talhão failed, one entry each"`
+	FieldID          string     `parquet:"field_id" doc:"talhão id"`
+	Crop             string     `parquet:"crop,dict" doc:"main crop: soja or milho"`
+	AreaHa           float64    `parquet:"area_ha" unit:"ha" doc:"geodesic area of the talhão (WGS84)"`
+	CellSizeHa       float64    `parquet:"cell_size_ha" unit:"ha" doc:"nominal cell area (IN 6.2: 1–5 ha below 100 ha, 5–10 ha from 100 ha)"`
+	NCells           int32      `parquet:"n_cells" doc:"number of cells (sampling points)"`
+	Sensors          []string   `parquet:"sensors,list" doc:"STAC collections that gave clear observations, sorted"`
+	MODISEligible    bool       `parquet:"modis_eligible" doc:"over 100 ha with ≥ 1 MODIS-eligible point per 10 ha (IN 6.4 I)"`
+	PeriodStart      *zarc.Date `parquet:"period_start,date" doc:"first day of the monitored period (SINM dataInicial)"`
+	PeriodEnd        *zarc.Date `parquet:"period_end,date" doc:"last day of the monitored period (SINM dataFinal)"`
+	TYears           *float64   `parquet:"t_years,optional" unit:"years" doc:"time without soil revolving up to period_end; null when censored or unknown"`
+	TYearsMin        *float64   `parquet:"t_years_min,optional" unit:"years" doc:"lower bound of T when no event was seen (archive length); null when unknown"`
+	TCensored        bool       `parquet:"t_censored" doc:"no event in the archive: T is at least t_years_min"`
+	TLevel           *int32     `parquet:"t_level,optional" unit:"1..4" doc:"level of T (Tabela 1: <3, 3–5, 5–8, ≥8 full years)"`
+	LastEvent        *zarc.Date `parquet:"last_event,date" doc:"date of the latest soil-revolving event; null when none"`
+	CPct             *float64   `parquet:"c_pct,optional" unit:"%" doc:"C: mean straw cover of the three seasons before the contract year (Portaria 349, 6.7)"`
+	CLevel           *int32     `parquet:"c_level,optional" unit:"1..4" doc:"level of C (Tabela 1: <30, 30–60, 60–90, ≥90 %)"`
+	CSeasons         []string   `parquet:"c_seasons,list" doc:"the seasons averaged into C, oldest first"`
+	CSeason1Pct      *float64   `parquet:"c_season_1_pct,optional" unit:"%" doc:"straw cover of c_seasons[1] (oldest); null when missing"`
+	CSeason2Pct      *float64   `parquet:"c_season_2_pct,optional" unit:"%" doc:"straw cover of c_seasons[2]; null when missing"`
+	CSeason3Pct      *float64   `parquet:"c_season_3_pct,optional" unit:"%" doc:"straw cover of c_seasons[3] (latest); null when missing"`
+	SlopeMeanPct     *float64   `parquet:"slope_mean_pct,optional" unit:"%" doc:"mean slope over the talhão (DEM)"`
+	SlopeMedianPct   *float64   `parquet:"slope_median_pct,optional" unit:"%" doc:"median slope"`
+	SlopeP90Pct      *float64   `parquet:"slope_p90_pct,optional" unit:"%" doc:"90th percentile of slope"`
+	ContourRequired  *bool      `parquet:"contour_required,optional" doc:"slope_mean_pct ≥ 3 %: contour planting mandatory (IN 3.2.1 I)"`
+	DeclividadeMedia *int32     `parquet:"declividade_media,optional" unit:"%" doc:"slope_mean_pct rounded to an integer, as sent to SINM"`
+	Status           string     `parquet:"status,dict" doc:"ok, partial (some indicator missing) or failed"`
+	Reasons          []string   `parquet:"reasons,list" doc:"why an indicator is missing or the talhão failed, one entry each"`
 }
 
 // ClassificationRow is the preview of the management level of one talhão
@@ -184,28 +184,6 @@ const (
 	StatusFailed  = "failed"
 )
 
-// Date is a calendar date as the number of days since 1970-01-01, the
-// representation of the Parquet DATE logical type. (parquet-go v0.32.0 writes
-// time.Time fields tagged `date` with wrong values through GenericWriter, so
-// the rows carry days, not time.Time.)
-type Date int32
-
-// DateOf returns the calendar date of t in UTC.
-func DateOf(t time.Time) Date {
-	y, m, d := t.UTC().Date()
-	return Date(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
-}
-
-// OptDate returns a pointer to DateOf(t), or nil when t is the zero time,
-// for the nullable date columns.
-func OptDate(t time.Time) *Date {
-	if t.IsZero() {
-		return nil
-	}
-	d := DateOf(t)
-	return &d
-}
-
 // OptString returns &s, or nil when s is empty, for the nullable string
 // columns.
 func OptString(s string) *string {
@@ -215,23 +193,8 @@ func OptString(s string) *string {
 	return &s
 }
 
-// Time returns the date at UTC midnight.
-func (d Date) Time() time.Time { return time.Unix(int64(d)*86400, 0).UTC() }
-
-// String formats the date as YYYY-MM-DD, the SINM date format.
-func (d Date) String() string { return d.Time().Format(time.DateOnly) }
-
-// ParseDate parses a YYYY-MM-DD date.
-func ParseDate(s string) (Date, error) {
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return 0, fmt.Errorf("parse date %q: %w", s, err)
-	}
-	return DateOf(t), nil
-}
-
 // compareDates orders two dates by calendar day.
-func compareDates(a, b Date) int { return cmp.Compare(a, b) }
+func compareDates(a, b zarc.Date) int { return cmp.Compare(a, b) }
 
 func compareCells(a, b CellRow) int {
 	return cmp.Or(cmp.Compare(a.FieldID, b.FieldID), cmp.Compare(a.CellID, b.CellID))

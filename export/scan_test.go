@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/zarc"
 )
 
 func TestScanChunks(t *testing.T) {
 	var rows []export.ObsRow
 	for i := 0; i < 1000; i++ {
 		v := float32(i) / 1000
-		rows = append(rows, export.ObsRow{FieldID: fmt.Sprintf("F%03d", i/100), CellID: "r000c000", Date: export.Date(19000 + i%100), Collection: "sentinel-2-l2a", ItemID: "x", NDVI: &v})
+		rows = append(rows, export.ObsRow{FieldID: fmt.Sprintf("F%03d", i/100), CellID: "r000c000", Date: zarc.Date(19000 + i%100), Collection: "sentinel-2-l2a", ItemID: "x", NDVI: &v})
 	}
 	var buf bytes.Buffer
 	if err := export.Write(&buf, rows, export.Options{}); err != nil {

@@ -167,7 +167,7 @@ func indicatorBase(g grid.Grid, seen observed) export.IndicatorRow {
 	ind := export.IndicatorRow{
 		FieldID: g.Field.ID, Crop: string(g.Field.Crop), AreaHa: g.AreaHa, CellSizeHa: g.CellSizeHa,
 		NCells: int32(len(g.Cells)), MODISEligible: g.MODISEligible,
-		PeriodStart: export.OptDate(seen.first), PeriodEnd: export.OptDate(seen.last),
+		PeriodStart: zarc.OptDate(seen.first), PeriodEnd: zarc.OptDate(seen.last),
 	}
 	for c := range seen.sensors {
 		ind.Sensors = append(ind.Sensors, c)
@@ -201,7 +201,7 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 	}
 	for _, e := range kept {
 		out.Events = append(out.Events, export.EventRow{
-			FieldID: g.Field.ID, Date: export.DateOf(e.Date), Before: export.DateOf(e.Before), After: export.DateOf(e.After),
+			FieldID: g.Field.ID, Date: zarc.DateOf(e.Date), Before: zarc.DateOf(e.Before), After: zarc.DateOf(e.After),
 			CellFraction: e.CellFraction, NCells: int32(e.NCells), MagnitudeSigma: float32(e.MagnitudeSigma), Operation: export.OptString(e.Operation),
 		})
 	}
@@ -213,7 +213,7 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 		ind.TYears = new(float64(tres.Years))
 	}
 	if tres.LastEvent != nil {
-		ind.LastEvent = export.OptDate(*tres.LastEvent)
+		ind.LastEvent = zarc.OptDate(*tres.LastEvent)
 	}
 	if tres.Level > 0 {
 		ind.TLevel = new(int32(tres.Level))
@@ -247,7 +247,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 		for _, cy := range sc.Cycles {
 			out.Cycles = append(out.Cycles, export.CycleRow{
 				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Kind: cy.Kind, Crop: export.OptString(cycleCrop(cy, g.Field.Crop)),
-				StartDate: export.DateOf(cy.Start), EndDate: export.DateOf(cy.End), PeakNDVI: new(float32(cy.PeakNDVI)),
+				StartDate: zarc.DateOf(cy.Start), EndDate: zarc.DateOf(cy.End), PeakNDVI: new(float32(cy.PeakNDVI)),
 			})
 		}
 		ind.CSeasons = append(ind.CSeasons, sc.Season.Label)
@@ -274,15 +274,15 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 func seasonRow(id string, crop zarc.Crop, sc coverage.SeasonCover) export.SeasonRow {
 	row := export.SeasonRow{FieldID: id, Season: sc.Season.Label, Crop: string(crop), NCells: int32(sc.NCells), NObs: int32(sc.NObs), Reason: export.OptString(sc.Reason)}
 	if !sc.Sowing.Date.IsZero() {
-		row.SowingDate = export.OptDate(sc.Sowing.Date)
+		row.SowingDate = zarc.OptDate(sc.Sowing.Date)
 		row.SowingSource = export.OptString(sc.Sowing.Source)
 		if sc.Sowing.Source != coverage.SourceDeclared {
 			row.SowingConfidence = new(float32(sc.Sowing.Confidence))
 		}
 		row.Decendio = new(int32(sc.Sowing.Decendio))
-		row.WindowStart = export.OptDate(sc.WindowStart)
-		row.WindowEnd = export.OptDate(sc.WindowEnd.AddDate(0, 0, -1))
-		row.CoverDate = export.OptDate(sc.Sowing.Date.AddDate(0, 0, -1))
+		row.WindowStart = zarc.OptDate(sc.WindowStart)
+		row.WindowEnd = zarc.OptDate(sc.WindowEnd.AddDate(0, 0, -1))
+		row.CoverDate = zarc.OptDate(sc.Sowing.Date.AddDate(0, 0, -1))
 	}
 	if sc.OK {
 		row.CoverPct = new(sc.CoverPct)

@@ -16,6 +16,7 @@ import (
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/zarc"
 )
 
 // The steps below are the first stages of a run, exposed so that a command
@@ -70,7 +71,7 @@ func ObsRows(obs []series.Obs) []export.ObsRow {
 	}
 	rows := make([]export.ObsRow, 0, len(obs))
 	for _, o := range obs {
-		r := export.ObsRow{FieldID: o.FieldID, CellID: o.CellID, Date: export.DateOf(o.Date), Collection: o.Collection, ItemID: o.ItemID}
+		r := export.ObsRow{FieldID: o.FieldID, CellID: o.CellID, Date: zarc.DateOf(o.Date), Collection: o.Collection, ItemID: o.ItemID}
 		if o.Mask != "" {
 			r.MaskReason = new(string(o.Mask))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sim/synth"
+	"github.com/manejo/manejo/zarc"
 )
 
 // TestRunAgainstTruth checks the numbers of the whole pipeline against the
@@ -92,7 +93,7 @@ func checkAgainstTruth(t *testing.T, seed int64) (events matchCount) {
 			got = append(got, e.Date.String())
 			hit := false
 			for _, tl := range f.Tillage {
-				d := export.DateOf(tl.Date.Time)
+				d := zarc.DateOf(tl.Date.Time)
 				if d >= e.Before-5 && d <= e.After+5 {
 					hit = true
 				}
@@ -105,7 +106,7 @@ func checkAgainstTruth(t *testing.T, seed int64) (events matchCount) {
 			}
 		}
 		for _, tl := range f.Tillage {
-			d := export.DateOf(tl.Date.Time)
+			d := zarc.DateOf(tl.Date.Time)
 			found := false
 			for i, e := range evRows {
 				if matched[i] && e.FieldID == f.ID && d >= e.Before-5 && d <= e.After+5 {

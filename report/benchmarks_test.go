@@ -16,6 +16,7 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
 )
 
 // writeOutput writes an output folder of n talhões with cells cells each,
@@ -54,7 +55,7 @@ func writeOutput(tb testing.TB, dir string, n, cells int) (obsRows int) {
 			cid := fmt.Sprintf("r%03dc%03d", c/side, c%side)
 			crow = append(crow, export.CellRow{FieldID: id, CellID: cid, Geometry: g, CentreLon: lon + 0.0005, CentreLat: lat - 0.0005, AreaHa: 1.2})
 			for _, o := range s.Observe(rng, dates, pheno.ObsOptions{}) {
-				r := export.ObsRow{FieldID: id, CellID: cid, Date: export.DateOf(o.Date), Collection: "sentinel-2-l2a", ItemID: "S2"}
+				r := export.ObsRow{FieldID: id, CellID: cid, Date: zarc.DateOf(o.Date), Collection: "sentinel-2-l2a", ItemID: "S2"}
 				if o.Cloud {
 					m := "cloud"
 					r.MaskReason = &m
@@ -78,7 +79,7 @@ func writeOutput(tb testing.TB, dir string, n, cells int) (obsRows int) {
 			if m.Sowing.Before(start.AddDate(1, 0, 0)) || m.Sowing.After(end) {
 				continue
 			}
-			sow := export.DateOf(m.Sowing)
+			sow := zarc.DateOf(m.Sowing)
 			ws, we := sow-30, sow-1
 			seasons = append(seasons, export.SeasonRow{FieldID: id, Season: fmt.Sprintf("%d/%d", m.Sowing.Year(), m.Sowing.Year()+1), SowingDate: &sow, WindowStart: &ws, WindowEnd: &we, CoverPct: &c})
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/export/exporttest"
+	"github.com/manejo/manejo/zarc"
 )
 
 type countWriter struct{ n int64 }
@@ -20,7 +21,7 @@ func BenchmarkBuildPayload(b *testing.B) {
 	for c := range cells {
 		cells[c] = export.CellRow{FieldID: "MT-00000", CellID: fmt.Sprintf("r%03dc%03d", c/20, c%20), CentreLon: -55.6 + float64(c)*1e-3, CentreLat: -11.7}
 	}
-	start, end := export.Date(18900), export.Date(20300)
+	start, end := zarc.Date(18900), zarc.Date(20300)
 	slope := 2.0
 	in := PayloadInput{Indicator: export.IndicatorRow{FieldID: "MT-00000", PeriodStart: &start, PeriodEnd: &end, SlopeMeanPct: &slope}, Cells: cells, Observations: obs}
 	b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/zarc"
 )
 
 func ExampleParseSatelliteCodes() {
@@ -25,10 +26,10 @@ func ExampleParseSatelliteCodes() {
 }
 
 func ExampleBuildPayload() {
-	start, end := export.DateOf(time.Date(2023, 7, 1, 0, 0, 0, 0, time.UTC)), export.DateOf(time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC))
+	start, end := zarc.DateOf(time.Date(2023, 7, 1, 0, 0, 0, 0, time.UTC)), zarc.DateOf(time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC))
 	slope := 3.6
 	ndvi, ndti := float32(0.19874), float32(0.06105)
-	day := export.DateOf(time.Date(2025, 9, 22, 0, 0, 0, 0, time.UTC))
+	day := zarc.DateOf(time.Date(2025, 9, 22, 0, 0, 0, 0, time.UTC))
 	in := sinm.PayloadInput{
 		Field:     grid.Field{ID: "MT-SIN-001"},
 		Indicator: export.IndicatorRow{FieldID: "MT-SIN-001", PeriodStart: &start, PeriodEnd: &end, SlopeMeanPct: &slope},

@@ -13,6 +13,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/zarc"
 )
 
 // Payload is the SINM remote-sensing document of one talhão
@@ -151,7 +152,7 @@ func build(id string, in PayloadInput, codes SatelliteCodes) (Payload, error) {
 		return Payload{}, err
 	}
 	for _, x := range p.Indices {
-		day, _ := export.ParseDate(x.Data)
+		day, _ := zarc.ParseDate(x.Data)
 		if err := per.check("observation", day); err != nil {
 			return Payload{}, err
 		}
@@ -174,7 +175,7 @@ func build(id string, in PayloadInput, codes SatelliteCodes) (Payload, error) {
 }
 
 // period is the monitored period, first and last day included.
-type period struct{ start, end export.Date }
+type period struct{ start, end zarc.Date }
 
 // periodOf reads the monitored period of an indicators row.
 func periodOf(ind export.IndicatorRow) (period, error) {
@@ -189,7 +190,7 @@ func periodOf(ind export.IndicatorRow) (period, error) {
 
 // check fails with ErrOutsidePeriod when day, the date of what, is outside
 // the period.
-func (per period) check(what string, day export.Date) error {
+func (per period) check(what string, day zarc.Date) error {
 	if day < per.start || day > per.end {
 		return fmt.Errorf("%s %s: %w %s..%s", what, day, ErrOutsidePeriod, per.start, per.end)
 	}

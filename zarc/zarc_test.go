@@ -134,3 +134,31 @@ func FuzzParseAgriYear(f *testing.F) {
 		}
 	})
 }
+
+func TestDate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		days Date
+	}{
+		{"1970-01-01", 0},
+		{"1969-12-31", -1},
+		{"2024-02-29", 19782},
+		{"2026-06-30", 20634},
+	} {
+		d, err := ParseDate(tc.in)
+		if err != nil || d != tc.days || d.String() != tc.in {
+			t.Errorf("ParseDate(%q) = %d (%s), %v; want %d", tc.in, d, d, err, tc.days)
+		}
+		// Any instant of the day, in any zone, is the same UTC calendar day.
+		at := d.Time().Add(23*time.Hour + 59*time.Minute)
+		if got := DateOf(at); got != d {
+			t.Errorf("DateOf(%s) = %s, want %s", at, got, d)
+		}
+	}
+	if OptDate(time.Time{}) != nil {
+		t.Error("OptDate(zero time) is not nil")
+	}
+	if _, err := ParseDate("2024-02-30"); err == nil {
+		t.Error("ParseDate(2024-02-30): no error")
+	}
+}

@@ -31,16 +31,16 @@ type Fixture struct {
 }
 
 // Day parses a YYYY-MM-DD day; it panics on a malformed literal.
-func Day(s string) export.Date {
+func Day(s string) zarc.Date {
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
 		panic(err)
 	}
-	return export.DateOf(t)
+	return zarc.DateOf(t)
 }
 
 // DayPtr is Day as an optional column value.
-func DayPtr(s string) *export.Date { return new(Day(s)) }
+func DayPtr(s string) *zarc.Date { return new(Day(s)) }
 
 func square(lon, lat, side float64) orb.Polygon {
 	return orb.Polygon{{{lon, lat}, {lon + side, lat}, {lon + side, lat + side}, {lon, lat + side}, {lon, lat}}}
@@ -141,7 +141,7 @@ func Observations(tb testing.TB, n int) []export.ObsRow {
 		for c := 0; c < cells && len(rows) < n; c++ {
 			cell := fmt.Sprintf("r%03dc%03d", c/20, c%20)
 			for k := 0; k < dates && len(rows) < n; k++ {
-				r := export.ObsRow{FieldID: field, CellID: cell, Date: export.Date(19000 + 5*k), Collection: "sentinel-2-l2a",
+				r := export.ObsRow{FieldID: field, CellID: cell, Date: zarc.Date(19000 + 5*k), Collection: "sentinel-2-l2a",
 					ItemID: fmt.Sprintf("S2A_21LXH_%d_0_L2A", 19000+5*k)}
 				if rng.Float64() < 0.15 {
 					r.MaskReason = &masks[rng.IntN(len(masks))]
