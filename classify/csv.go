@@ -23,7 +23,10 @@ var (
 // their line numbers. The dialect is that of spreadsheets in pt-BR as well
 // as plain CSV: a UTF-8 BOM is skipped, and a header line with ';' and no
 // ',' selects ';' as separator and the decimal comma. Blank lines are
-// skipped; rows may be shorter than the header (missing cells are empty).
+// skipped. Every other row must have as many fields as the header: a row
+// with more or fewer is an error naming its line and column, never a silent
+// shift of columns (an unquoted decimal comma, "9,1", in a ','-separated
+// file splits one value in two; the message says so).
 type table struct {
 	name    string // location of the file, for messages
 	col     map[string]int
@@ -72,10 +75,34 @@ func readTable(data []byte, name string, required []string) (*table, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
+		if err := fieldCount(r, rec, header, name, line); err != nil {
+			return nil, err
+		}
 		t.rows = append(t.rows, rec)
 		t.lines = append(t.lines, line)
 	}
 	return t, nil
+}
+
+// fieldCount checks that rec, read at line, has one field per column of
+// header, and otherwise names the line and the first column out of place.
+func fieldCount(r *csv.Reader, rec, header []string, name string, line int) error {
+	n, want := len(rec), len(header)
+	if n == want {
+		return nil
+	}
+	if n < want {
+		_, col := r.FieldPos(n - 1)
+		return fmt.Errorf("read %s: line %d, column %d: %d fields where the header has %d (column %q and after are missing)",
+			name, line, col+len(rec[n-1]), n, want, strings.TrimSpace(header[n]))
+	}
+	_, col := r.FieldPos(want)
+	hint := ""
+	if r.Comma == ',' {
+		hint = `; a decimal comma (9,1) in a ','-separated file splits one value in two: write 9.1, quote it ("9,1") or separate the columns with ';'`
+	}
+	return fmt.Errorf("read %s: line %d, column %d: %d fields where the header has %d (field %d is beyond the last column %q)%s",
+		name, line, col, n, want, want+1, strings.TrimSpace(header[want-1]), hint)
 }
 
 // cell returns the trimmed value of column c in row i ("" when short).
