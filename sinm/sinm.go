@@ -2,6 +2,8 @@ package sinm
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -393,20 +395,51 @@ func WritePayload(w io.Writer, p Payload) error {
 }
 
 // PayloadName returns the path of a talhão's payload in the output
-// directory, "sinm/<field_id>.json", with characters unsafe in file names
-// (path separators, control characters, ':' and the like) replaced by '_'.
+// directory, "sinm/<name>.json". The name is injective, so two talhões never
+// share a file:
+//   - bytes outside [A-Za-z0-9._-] (path separators, spaces, control
+//     characters, non-ASCII letters as their UTF-8 bytes) and a leading '.'
+//     are percent-encoded as %XX, upper-case hex ("a/b" → "a%2Fb",
+//     ".." → "%2E.", "talhão 7" → "talh%C3%A3o%207");
+//   - a name longer than MaxPayloadNameBytes is cut (never inside a %XX) and
+//     ends in "~" and 16 hex digits of the sha256 of the id ('~' never occurs
+//     in an encoded name), so the file name with its ".json" and the
+//     ".name.tmp-*" of an atomic write stays under the 255 bytes of common
+//     file systems.
+//
+// Names of ids that differ only in case differ only in case too: a run
+// refuses such pairs (case-insensitive disks would merge them).
 func PayloadName(fieldID string) string {
-	safe := strings.Map(func(r rune) rune {
-		if r < 0x20 || strings.ContainsRune(`/\:*?"<>|`, r) {
-			return '_'
+	const hexd = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(fieldID); i++ {
+		c := fieldID[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' && i > 0 {
+			b.WriteByte(c)
+			continue
 		}
-		return r
-	}, fieldID)
-	if safe == "" || safe == "." || safe == ".." {
-		safe = "_" + safe
+		b.WriteByte('%')
+		b.WriteByte(hexd[c>>4])
+		b.WriteByte(hexd[c&15])
 	}
-	return "sinm/" + safe + ".json"
+	name := b.String()
+	if name == "" {
+		name = "%"
+	}
+	if len(name) > MaxPayloadNameBytes {
+		h := sha256.Sum256([]byte(fieldID))
+		cut := MaxPayloadNameBytes - 17
+		if i := strings.LastIndexByte(name[:cut], '%'); i >= cut-2 {
+			cut = i
+		}
+		name = name[:cut] + "~" + hex.EncodeToString(h[:8])
+	}
+	return "sinm/" + name + ".json"
 }
+
+// MaxPayloadNameBytes caps the encoded id in a payload's file name (without
+// "sinm/" and ".json"); longer ones end in a hash (see PayloadName).
+const MaxPayloadNameBytes = 200
 
 // digits strips the usual CPF/CNPJ punctuation (". - / space"); ok is false
 // when anything else remains.

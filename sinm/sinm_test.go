@@ -340,11 +340,30 @@ func TestIdentifiers(t *testing.T) {
 	}
 }
 
+// TestPayloadName: file names are injective (issue 19 defect 4: "a/b" and
+// "a_b", ".." and "_.." used to share a file) and at most 255 bytes with
+// room for the temporary name of an atomic write (defect 5: a 236-character
+// or an 80-character CJK id used to abort the run).
 func TestPayloadName(t *testing.T) {
-	for in, want := range map[string]string{"MT-SIN-001": "sinm/MT-SIN-001.json", "a/b": "sinm/a_b.json", "..": "sinm/_...json", "talhão 7": "sinm/talhão 7.json"} {
+	for in, want := range map[string]string{"MT-SIN-001": "sinm/MT-SIN-001.json", "a/b": "sinm/a%2Fb.json", "a_b": "sinm/a_b.json",
+		"..": "sinm/%2E..json", "_..": "sinm/_...json", "talhão 7": "sinm/talh%C3%A3o%207.json", "a%2Fb": "sinm/a%252Fb.json"} {
 		if got := PayloadName(in); got != want {
 			t.Errorf("PayloadName(%q) = %q, want %q", in, got, want)
 		}
+	}
+	long := []string{strings.Repeat("x", 236), strings.Repeat("x", 235) + "y", strings.Repeat("田", 80), strings.Repeat("田", 79) + "畑",
+		strings.Repeat("a", 198) + "/", strings.Repeat("a", 199) + "/", strings.Repeat("a", 5000)}
+	seen := map[string]string{}
+	for _, id := range long {
+		name := PayloadName(id)
+		base := strings.TrimPrefix(name, "sinm/")
+		if len(base) > MaxPayloadNameBytes+len(".json") || len("."+base+".tmp-1234567890") > 255 {
+			t.Errorf("PayloadName(%d bytes) = %d bytes, over the cap", len(id), len(base))
+		}
+		if prev, dup := seen[name]; dup {
+			t.Errorf("ids %.20q… and %.20q… share %s", prev, id, name)
+		}
+		seen[name] = id
 	}
 }
 
