@@ -1,0 +1,147 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Role is the Keycloak role a client needs to register remote-sensing data.
+const Role = "OPERADOR_SENSORIAMENTO_REMOTO"
+
+// Environment is one SINM installation: its Keycloak token endpoint and its
+// API base.
+type Environment struct {
+	TokenURL, APIURL string
+}
+
+// Environments are the public SINM installations: hml (homologação, realm
+// zarcnm-h) and prd (produção, realm zarcnm).
+var Environments = map[string]Environment{
+	"hml": {
+		TokenURL: "https://www.keycloak.cnptia.embrapa.br/realms/zarcnm-h/protocol/openid-connect/token",
+		APIURL:   "https://www.zarcnm-h.cnptia.embrapa.br",
+	},
+	"prd": {
+		TokenURL: "https://www.keycloak.cnptia.embrapa.br/realms/zarcnm/protocol/openid-connect/token",
+		APIURL:   "https://www.zarcnm.cnptia.embrapa.br",
+	},
+}
+
+// Credentials are the operator's Keycloak client: the company CNPJ digits
+// and the client secret. String hides both.
+type Credentials struct {
+	ClientID, Secret string
+}
+
+// String never shows the values.
+func (Credentials) String() string { return "Credentials{redacted}" }
+
+// GoString never shows the values.
+func (c Credentials) GoString() string { return c.String() }
+
+// Tokens obtains and caches a client_credentials access token, refreshing it
+// before it expires (a tenth of its life early, at most 30 s) and when the
+// API refuses it (Invalidate).
+type Tokens struct {
+	URL   string
+	Creds Credentials
+	HTTP  *http.Client
+	Now   func() time.Time // nil: time.Now
+
+	mu      sync.Mutex
+	token   string
+	refresh time.Time // fetch again from this instant on
+	fetches int
+}
+
+// Fetches returns how many tokens were obtained.
+func (t *Tokens) Fetches() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.fetches
+}
+
+func (t *Tokens) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
+
+// Token returns a valid access token, fetching one when none is cached or
+// the cached one is about to expire.
+func (t *Tokens) Token(ctx context.Context) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.token != "" && t.now().Before(t.refresh) {
+		return t.token, nil
+	}
+	tok, life, err := t.fetch(ctx)
+	if err != nil {
+		return "", err
+	}
+	early := min(life/10, 30*time.Second)
+	t.token, t.refresh = tok, t.now().Add(life-early)
+	t.fetches++
+	return tok, nil
+}
+
+// Invalidate drops token if it is still the cached one, so the next Token
+// call fetches a new one.
+func (t *Tokens) Invalidate(token string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.token == token {
+		t.token = ""
+	}
+}
+
+// fetch runs the client_credentials grant (no scope).
+func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
+	if t.Creds.ClientID == "" || t.Creds.Secret == "" {
+		return "", 0, fmt.Errorf("sinm token: no credentials (set SINM_CLIENT_ID and SINM_CLIENT_SECRET)")
+	}
+	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {t.Creds.ClientID}, "client_secret": {t.Creds.Secret}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return "", 0, fmt.Errorf("sinm token: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	hc := t.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", 0, fmt.Errorf("sinm token: %s", Scrub(err.Error()))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error       string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		_ = json.Unmarshal(body, &e)
+		return "", 0, fmt.Errorf("sinm token: Keycloak answered %d %s %s", resp.StatusCode, Scrub(e.Error), Scrub(e.Description))
+	}
+	var tr struct {
+		AccessToken string `json:"access_token"`
+		ExpiresIn   int    `json:"expires_in"`
+	}
+	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
+		return "", 0, fmt.Errorf("sinm token: Keycloak answer has no access_token")
+	}
+	if tr.ExpiresIn <= 0 {
+		tr.ExpiresIn = 300 // Keycloak's default
+	}
+	return tr.AccessToken, time.Duration(tr.ExpiresIn) * time.Second, nil
+}

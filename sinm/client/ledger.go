@@ -1,0 +1,212 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// LedgerName is the ledger's path in an output folder.
+const LedgerName = "sinm/submissions.jsonl"
+
+// Ledger record kinds: an intent is written (and synced) before a request,
+// its result after the answer. An intent without a result is a request
+// whose fate is unknown (the process died or was cancelled mid-way).
+const (
+	OpIntent = "intent"
+	OpResult = "result"
+)
+
+// Record is one line of the ledger. The key is never stored: KeyPrefix
+// (Redact) to read, KeySHA256 to recognise it.
+type Record struct {
+	Time          time.Time `json:"time"`
+	Op            string    `json:"op"`
+	ID            string    `json:"id"` // links an intent with its result
+	FieldID       string    `json:"field_id"`
+	KeyPrefix     string    `json:"key"`
+	KeySHA256     string    `json:"key_sha256"`
+	PayloadSHA256 string    `json:"payload_sha256"`
+	Bytes         int       `json:"bytes,omitempty"`
+	Method        string    `json:"method"`                  // POST or PUT
+	ReplacesUUID  string    `json:"replaces_uuid,omitempty"` // PUT target, or the earlier uuid a POST supersedes
+	Recovered     bool      `json:"recovered,omitempty"`     // sent again after an intent without result
+	Code          int       `json:"code,omitempty"`          // HTTP status of the final answer; 0: none
+	UUID          string    `json:"uuid,omitempty"`
+	Errors        []string  `json:"errors,omitempty"` // scrubbed messages
+}
+
+// OK reports whether a result record is a delivery (2xx).
+func (r Record) OK() bool { return r.Op == OpResult && r.Code >= 200 && r.Code < 300 }
+
+// FieldState is what the ledger knows of one talhão.
+type FieldState struct {
+	Delivered  *Record // latest 2xx result
+	Unresolved *Record // latest intent without a result, if after Delivered
+	Last       *Record // latest result of any code
+}
+
+// Ledger is the append-only submissions file of one output folder.
+type Ledger struct {
+	path    string
+	mu      sync.Mutex
+	f       *os.File
+	state   map[string]*FieldState
+	intents map[string]Record // open intents by id
+	Skipped int               // unreadable lines (a line cut by a kill)
+}
+
+// OpenLedger reads the ledger at path (ReadLedger) and opens it for
+// appending.
+func OpenLedger(path string) (*Ledger, error) {
+	l, cut, err := readLedger(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("ledger folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	if cut { // a line cut by a kill must not glue onto the next record
+		if _, err := f.WriteString("\n"); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("open ledger: %w", err)
+		}
+	}
+	l.f = f
+	return l, nil
+}
+
+// ReadLedger reads the ledger at path (missing: empty) without opening it
+// for writing (Append fails). A line that is not JSON (the last line cut
+// short by a kill) is counted in Skipped and otherwise ignored.
+func ReadLedger(path string) (*Ledger, error) {
+	l, _, err := readLedger(path)
+	return l, err
+}
+
+func readLedger(path string) (*Ledger, bool, error) {
+	l := &Ledger{path: path, state: map[string]*FieldState{}, intents: map[string]Record{}}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, fmt.Errorf("read ledger: %w", err)
+	}
+	cut := len(data) > 0 && data[len(data)-1] != '\n'
+	if cut {
+		data = append(data, '\n')
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var r Record
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == "" {
+			l.Skipped++
+			continue
+		}
+		l.apply(r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, false, fmt.Errorf("read ledger: %w", err)
+	}
+	return l, cut, nil
+}
+
+// Close closes the file.
+func (l *Ledger) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
+
+// apply folds one record into the state.
+func (l *Ledger) apply(r Record) {
+	st := l.state[r.FieldID]
+	if st == nil {
+		st = &FieldState{}
+		l.state[r.FieldID] = st
+	}
+	rec := r
+	switch r.Op {
+	case OpIntent:
+		l.intents[r.ID] = r
+		st.Unresolved = &rec
+	case OpResult:
+		delete(l.intents, r.ID)
+		if st.Unresolved != nil && st.Unresolved.ID == r.ID {
+			st.Unresolved = nil
+		}
+		st.Last = &rec
+		if r.OK() {
+			st.Delivered = &rec
+		}
+	}
+}
+
+// State returns what the ledger knows of a talhão (zero: nothing).
+func (l *Ledger) State(fieldID string) FieldState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if st := l.state[fieldID]; st != nil {
+		return *st
+	}
+	return FieldState{}
+}
+
+// Fields returns the talhões the ledger knows, in no order.
+func (l *Ledger) Fields() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]string, 0, len(l.state))
+	for id := range l.state {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Append writes r as one line and syncs the file before returning, so a
+// record that Append returned for survives a kill.
+func (l *Ledger) Append(r Record) error {
+	if r.Time.IsZero() {
+		r.Time = time.Now().UTC()
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return errors.New("sinm: ledger opened read-only")
+	}
+	if _, err := l.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append to ledger: %w", err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("sync ledger: %w", err)
+	}
+	l.apply(r)
+	return nil
+}
+
+// newID returns a random submission id.
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
