@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,7 +24,22 @@ type Manifest struct {
 	Failures   []Failure         `json:"failures"`       // talhões that failed or are partial
 	Skipped    map[string]int64  `json:"skipped_scenes"` // reason → scenes skipped
 	Outputs    []Output          `json:"outputs"`
+	// RunID names the run that wrote this manifest (and holds the lock of
+	// its output folder while it runs); every payload's record carries it.
+	RunID string `json:"run_id"`
+	// ParamsHash identifies the inputs and parameters; a rerun with the same
+	// hash skips a complete shard and resumes from committed batches.
+	ParamsHash string `json:"params_hash"`
+	// Complete is true once every output of the shard is published and
+	// outputs[] lists exactly the files of this run. A run rewrites the
+	// previous manifest with complete false before it publishes anything.
+	Complete bool     `json:"complete"`
+	Warnings []string `json:"warnings"`
+	Status   Status   `json:"status"`
 }
+
+// Status counts the talhões of a run (or shard) by status.
+type Status struct{ Total, OK, Partial, Failed int }
 
 // Shard identifies one part of a sharded run (AWS Batch array index,
 // Kubernetes completion index), 0-based.
@@ -53,12 +69,15 @@ type Failure struct {
 	Reason  string `json:"reason"`
 }
 
-// Output is one file written, with its rows (Parquet) and fingerprint.
+// Output is one file written, with its rows (Parquet) and fingerprint. A
+// SINM payload's record names its talhão and the run that wrote it.
 type Output struct {
-	Path   string `json:"path"` // relative to the output directory
-	Rows   int64  `json:"rows,omitempty"`
-	Bytes  int64  `json:"bytes"`
-	SHA256 string `json:"sha256"`
+	Path    string `json:"path"` // relative to the output directory, "/"-separated
+	Rows    int64  `json:"rows,omitempty"`
+	Bytes   int64  `json:"bytes"`
+	SHA256  string `json:"sha256"` // hex
+	FieldID string `json:"field_id,omitempty"`
+	RunID   string `json:"run_id,omitempty"`
 }
 
 // Record adds d to the timing of stage.
@@ -98,6 +117,9 @@ func WriteManifest(w io.Writer, m Manifest) error {
 	if m.Outputs == nil {
 		m.Outputs = []Output{}
 	}
+	if m.Warnings == nil {
+		m.Warnings = []string{}
+	}
 	m.StartedAt, m.FinishedAt = m.StartedAt.UTC(), m.FinishedAt.UTC()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -106,6 +128,13 @@ func WriteManifest(w io.Writer, m Manifest) error {
 		return fmt.Errorf("write run.json: %w", err)
 	}
 	return nil
+}
+
+// MarshalManifest is WriteManifest into a byte slice.
+func MarshalManifest(m Manifest) ([]byte, error) {
+	var b bytes.Buffer
+	err := WriteManifest(&b, m)
+	return b.Bytes(), err
 }
 
 // ReadManifest decodes a run.json.

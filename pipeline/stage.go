@@ -4,11 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -23,21 +28,16 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// runManifest is run.json: export.Manifest plus what resuming needs.
+// runManifest is run.json (export.Manifest, its one definition) with the
+// bookkeeping methods of a run.
 type runManifest struct {
 	export.Manifest
-	// ParamsHash identifies the inputs and parameters; a rerun with the same
-	// hash skips a complete shard and resumes from committed batches.
-	ParamsHash string   `json:"params_hash"`
-	Complete   bool     `json:"complete"`
-	Warnings   []string `json:"warnings"`
-	// Status counts, also in Counts for analysts.
-	Status struct{ Total, OK, Partial, Failed int } `json:"status"`
 }
 
-func newManifest(cfg Config, start time.Time) *runManifest {
-	m := &runManifest{Warnings: []string{}}
-	m.Tool, m.Version, m.StartedAt = "manejo", cfg.Version, start.UTC()
+func newManifest(cfg Config, start time.Time, runID string) *runManifest {
+	m := &runManifest{}
+	m.Warnings = []string{}
+	m.Tool, m.Version, m.StartedAt, m.RunID = "manejo", cfg.Version, start.UTC(), runID
 	if cfg.Shard.Count > 1 {
 		m.Shard = &export.Shard{Index: cfg.Shard.Index, Count: cfg.Shard.Count}
 	}
@@ -52,6 +52,15 @@ func newManifest(cfg Config, start time.Time) *runManifest {
 	}
 	m.Counts, m.Timings, m.Skipped = map[string]int64{}, map[string]export.Timing{}, map[string]int64{}
 	return m
+}
+
+// write writes the manifest to loc through export.WriteManifest.
+func (m *runManifest) write(ctx context.Context, loc string) error {
+	b, err := export.MarshalManifest(m.Manifest)
+	if err != nil {
+		return err
+	}
+	return storage.WriteFile(ctx, loc, b)
 }
 
 func (m *runManifest) addFailure(id, stage, reason string) {
@@ -89,11 +98,11 @@ func readManifest(ctx context.Context, loc string) (*runManifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m runManifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	m, err := export.ReadManifest(bytes.NewReader(b))
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", loc, err)
 	}
-	return &m, nil
+	return &runManifest{m}, nil
 }
 
 // batchSummary is the _SUCCESS marker of a committed batch: enough to
@@ -108,14 +117,18 @@ type batchSummary struct {
 	Skipped    map[string]int64   `json:"skipped"`
 	Timings    map[string]float64 `json:"timings"`
 	Warnings   []string           `json:"warnings"`
+	// Payloads are the SINM payloads the batch staged, with their hashes
+	// and the run that computed them; they are published at the end.
+	Payloads []export.Output `json:"payloads"`
 }
 
 // stage runs batches and publishes their outputs.
 type stage struct {
-	in *inputs
+	in    *inputs
+	runID string
 }
 
-func newStage(in *inputs) *stage { return &stage{in: in} }
+func newStage(in *inputs, runID string) *stage { return &stage{in: in, runID: runID} }
 
 // datasets are the Parquet datasets of a run, in publishing order.
 var datasets = []string{"cells", "observations", "events", "seasons", "cell_cover", "cycles", "indicators"}
@@ -137,7 +150,7 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 		return prev, true, nil
 	}
 
-	sum := batchSummary{ParamsHash: s.in.params, FieldIDs: ids, Counts: map[string]int64{}, Skipped: map[string]int64{}, Timings: map[string]float64{}, Warnings: []string{}, Failures: []export.Failure{}}
+	sum := batchSummary{ParamsHash: s.in.params, FieldIDs: ids, Counts: map[string]int64{}, Skipped: map[string]int64{}, Timings: map[string]float64{}, Warnings: []string{}, Failures: []export.Failure{}, Payloads: []export.Output{}}
 	t0 := time.Now()
 	grids, failed, err := BuildGrids(ctx, fields, s.in.cfg.Grid)
 	if err != nil {
@@ -188,7 +201,8 @@ func (s *stage) committed(ctx context.Context, marker string, ids []string) (bat
 		return batchSummary{}, false
 	}
 	var prev batchSummary
-	if json.Unmarshal(raw, &prev) == nil && prev.ParamsHash == s.in.params && slices.Equal(prev.FieldIDs, ids) {
+	if json.Unmarshal(raw, &prev) == nil && prev.ParamsHash == s.in.params && slices.Equal(prev.FieldIDs, ids) &&
+		int64(len(prev.Payloads)) == prev.Counts["sinm_payloads"] {
 		return prev, true
 	}
 	return batchSummary{}, false
@@ -279,9 +293,12 @@ func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *ba
 			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Status: export.StatusPartial, Reason: strings.Join(o.Indicator.Reasons, "; ")})
 		}
 		if o.Payload != nil {
-			if err := storage.WriteFile(ctx, storage.Join(s.in.cfg.Out, sinm.PayloadName(o.ID)), o.Payload); err != nil {
+			name := sinm.PayloadName(o.ID)
+			if err := storage.WriteFile(ctx, storage.Join(dir, name), o.Payload); err != nil {
 				return err
 			}
+			h := sha256.Sum256(o.Payload)
+			sum.Payloads = append(sum.Payloads, export.Output{Path: name, Bytes: int64(len(o.Payload)), SHA256: hex.EncodeToString(h[:]), FieldID: o.ID, RunID: s.runID})
 			sum.Counts["sinm_payloads"]++
 		}
 	}
@@ -346,48 +363,116 @@ func (r *batchRows) write(ctx context.Context, dir string, o export.Options) err
 // dataset. Batches hold disjoint, increasing ranges of talhão ids, so
 // concatenating them keeps the rows sorted by field, cell and date. Each
 // part is streamed to a temporary file (one batch and one row group in
-// memory at a time) and then published atomically.
-func (s *stage) publish(ctx context.Context, nb int) error {
-	o := export.Options{Version: s.in.cfg.Version, RowGroupRows: PartRowGroupRows}
+// memory at a time), hashed as it is written, and then published
+// atomically. It returns the parts as outputs of run.json.
+func (s *stage) publish(ctx context.Context, nb int, counts map[string]int64) ([]export.Output, error) {
 	sh := s.in.cfg.Shard
+	var outs []export.Output
 	for _, name := range datasets {
-		loc := storage.Join(s.in.cfg.Out, export.PartName(name, sh.Index, max(sh.Count, 1)))
-		f, err := storage.CreateTemp(loc)
+		rel := export.PartName(name, sh.Index, max(sh.Count, 1))
+		o, err := s.publishPart(ctx, nb, name, storage.Join(s.in.cfg.Out, rel))
 		if err != nil {
-			return err
+			return nil, err
 		}
-		bw := bufio.NewWriterSize(f, 1<<20)
-		switch name {
-		case "cells":
-			err = mergeBatches[export.CellRow](ctx, s, nb, name, bw, o)
-		case "observations":
-			err = mergeBatches[export.ObsRow](ctx, s, nb, name, bw, o)
-		case "events":
-			err = mergeBatches[export.EventRow](ctx, s, nb, name, bw, o)
-		case "seasons":
-			err = mergeBatches[export.SeasonRow](ctx, s, nb, name, bw, o)
-		case "cell_cover":
-			err = mergeBatches[export.CellCoverRow](ctx, s, nb, name, bw, o)
-		case "cycles":
-			err = mergeBatches[export.CycleRow](ctx, s, nb, name, bw, o)
-		case "indicators":
-			err = mergeBatches[export.IndicatorRow](ctx, s, nb, name, bw, o)
+		o.Path, o.Rows = rel, counts[name]
+		if name == "indicators" {
+			o.Rows = counts["talhoes"]
 		}
-		if err == nil {
-			err = bw.Flush()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(f.Name())
-			return fmt.Errorf("publish %s: %w", name, err)
-		}
-		if err := storage.PutFile(ctx, loc, f.Name()); err != nil {
-			return err
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// publishPart writes and publishes one dataset's part file at loc.
+func (s *stage) publishPart(ctx context.Context, nb int, name, loc string) (export.Output, error) {
+	o := export.Options{Version: s.in.cfg.Version, RowGroupRows: PartRowGroupRows}
+	f, err := storage.CreateTemp(loc)
+	if err != nil {
+		return export.Output{}, err
+	}
+	h := &hashCounter{h: sha256.New()}
+	bw := bufio.NewWriterSize(io.MultiWriter(f, h), 1<<20)
+	switch name {
+	case "cells":
+		err = mergeBatches[export.CellRow](ctx, s, nb, name, bw, o)
+	case "observations":
+		err = mergeBatches[export.ObsRow](ctx, s, nb, name, bw, o)
+	case "events":
+		err = mergeBatches[export.EventRow](ctx, s, nb, name, bw, o)
+	case "seasons":
+		err = mergeBatches[export.SeasonRow](ctx, s, nb, name, bw, o)
+	case "cell_cover":
+		err = mergeBatches[export.CellCoverRow](ctx, s, nb, name, bw, o)
+	case "cycles":
+		err = mergeBatches[export.CycleRow](ctx, s, nb, name, bw, o)
+	case "indicators":
+		err = mergeBatches[export.IndicatorRow](ctx, s, nb, name, bw, o)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return export.Output{}, fmt.Errorf("publish %s: %w", name, err)
+	}
+	if err := storage.PutFile(ctx, loc, f.Name()); err != nil {
+		return export.Output{}, err
+	}
+	return export.Output{Bytes: h.n, SHA256: hex.EncodeToString(h.h.Sum(nil))}, nil
+}
+
+// hashCounter hashes and counts what is written through it.
+type hashCounter struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *hashCounter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.h.Write(p)
+}
+
+// publishPayloads moves the staged payloads of the nb batches to sinm/
+// (a rename on a local disk; a copy on S3). A payload whose staging copy
+// is gone was moved by an earlier, interrupted publish: it is kept when
+// its final file exists.
+func (s *stage) publishPayloads(ctx context.Context, batches [][]export.Output) error {
+	out := s.in.cfg.Out
+	for b, ps := range batches {
+		for _, p := range ps {
+			src, dst := storage.Join(s.stagingDir(b), p.Path), storage.Join(out, p.Path)
+			if err := movePayload(ctx, src, dst); err != nil {
+				return fmt.Errorf("publish payload of talhão %s: %w", p.FieldID, err)
+			}
 		}
 	}
 	return nil
+}
+
+func movePayload(ctx context.Context, src, dst string) error {
+	if storage.KindOf(dst) == storage.Local {
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		err := os.Rename(src, dst)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dst); serr == nil {
+				return nil
+			}
+		}
+		return err
+	}
+	b, err := storage.ReadFile(ctx, src)
+	if err != nil {
+		if ok, _ := storage.Exists(ctx, dst); ok {
+			return nil
+		}
+		return err
+	}
+	return storage.WriteFile(ctx, dst, b)
 }
 
 func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name string, out io.Writer, o export.Options) error {
@@ -447,25 +532,36 @@ func (s *stage) payload(g grid.Grid, out fieldOut) ([]byte, error) {
 
 // removeStaleTemps deletes the temporary files (".name.tmp-*", see
 // storage.WriteFile) that a killed process of this shard left under a local
-// output folder, so a rerun leaves exactly the files of a clean run. Temp
-// files of other shards, which may be running, are left alone.
+// output folder, so a rerun leaves exactly the files of a clean run. Only
+// the temporary files of names this shard writes are removed (its parts,
+// manifest, lock, payloads and staging); other shards' and a user's files
+// are left alone.
 func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
-	payloads := make(map[string]bool, len(owned))
-	for _, f := range owned {
-		payloads[filepath.Base(sinm.PayloadName(f.ID))] = true
+	targets := map[string]bool{manifestName(sh): true, lockName(sh): true}
+	for _, name := range datasets {
+		targets[export.PartName(name, sh.Index, max(sh.Count, 1))] = true
 	}
-	tag := sh.Part()
-	_ = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
+	for _, f := range owned {
+		targets[sinm.PayloadName(f.ID)] = true
+	}
+	dirs := map[string]bool{}
+	for t := range targets {
+		dirs[path.Dir(t)] = true
+	}
+	for d := range dirs {
+		entries, _ := os.ReadDir(filepath.Join(out, filepath.FromSlash(d)))
+		for _, e := range entries {
+			name := e.Name()
+			i := strings.LastIndex(name, ".tmp-")
+			if e.IsDir() || !strings.HasPrefix(name, ".") || i < 0 || !targets[path.Join(d, name[1:i])] {
+				continue
+			}
+			_ = os.Remove(filepath.Join(out, filepath.FromSlash(d), name))
 		}
-		name := d.Name()
-		i := strings.LastIndex(name, ".tmp-")
-		if !strings.HasPrefix(name, ".") || i < 0 {
-			return nil
-		}
-		target := name[1:i]
-		if sh.Count <= 1 || strings.Contains(p, tag) || payloads[target] || strings.Contains(target, tag) {
+	}
+	staging := filepath.Join(out, "_staging", sh.Part())
+	_ = filepath.WalkDir(staging, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".") && strings.Contains(d.Name(), ".tmp-") {
 			_ = os.Remove(p)
 		}
 		return nil

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -85,8 +87,21 @@ const HistoryYears = 9
 type Summary struct {
 	Total, OK, Partial, Failed, Skipped int
 	Resumed                             int // batches taken from a previous run
+	Payloads                            int // SINM payloads published
 	Manifest                            string
+	RunID                               string
+	// Failures are the first failed or partial talhões (ids and reasons,
+	// never CPF/CNPJ), failed ones first; run.json has them all.
+	Failures []export.Failure
 }
+
+// testHookPublishing, when set by a test, runs after the incomplete
+// manifest is written and before anything is published; an error stops the
+// run there, as a kill would.
+var testHookPublishing func() error
+
+// MaxSummaryFailures caps Summary.Failures.
+const MaxSummaryFailures = 5
 
 func (c *Config) defaults() error {
 	if c.Fields == "" || c.Catalog == "" || c.Out == "" {
@@ -151,7 +166,16 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	storage.SetGDALEnv()
-	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
+	if err := checkFolder(ctx, cfg.Out); err != nil {
+		return Summary{}, err
+	}
+	runID := newRunID(start)
+	lk, err := acquireLock(ctx, cfg.Out, cfg.Shard, runID, start)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer lk.release()
+	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
 	owned, err := r.open(ctx)
 	if r.in != nil && r.in.dem != nil {
 		defer r.in.dem.Close()
@@ -162,7 +186,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if prev, done := r.previous(ctx); done {
 		return prev, nil
 	}
-	st := newStage(r.in)
+	st := newStage(r.in, runID)
 	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
 	if storage.KindOf(cfg.Out) == storage.Local {
 		removeStaleTemps(cfg.Out, cfg.Shard, owned)
@@ -183,6 +207,11 @@ type run struct {
 	manifestLoc string
 	in          *inputs
 	tr          *tracker
+	// prev is the manifest a previous run left in the folder (nil when
+	// none): its outputs are what this run may replace or remove.
+	prev *runManifest
+	// payloads are the staged payloads of each batch, in batch order.
+	payloads [][]export.Output
 }
 
 // logf writes a message to Progress and Log, when set.
@@ -216,11 +245,17 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	if err := r.loadCatalog(ctx, in); err != nil {
 		return nil, err
 	}
-	r.openDEM(ctx, in)
+	err = r.openDEM(ctx, in)
 	r.in = in
+	if err == nil {
+		err = checkCodes(cfg, in.cat)
+	}
+	if err != nil {
+		return nil, err
+	}
 	in.params = paramsHash(cfg, in.finger)
 	for k, v := range in.finger {
-		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, SHA256: v})
+		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, Bytes: sizeOf(ctx, k), SHA256: v})
 	}
 	sort.Slice(m.Inputs, func(i, j int) bool { return m.Inputs[i].Path < m.Inputs[j].Path })
 	m.ParamsHash = in.params
@@ -241,13 +276,36 @@ func (r *run) owned(fields []grid.Field, readErrs []error) []grid.Field {
 		r.m.addFailure(id, "read", e.Error())
 	}
 	var owned []grid.Field
+	clash := caseClashes(fields)
 	for _, f := range fields {
-		if r.cfg.Shard.Owns(f.ID) {
-			owned = append(owned, f)
+		if !r.cfg.Shard.Owns(f.ID) {
+			continue
 		}
+		if other, ok := clash[f.ID]; ok {
+			r.m.addFailure(f.ID, "read", fmt.Sprintf("its payload file name %s differs only in case from that of talhão %s (%s): case-insensitive disks would merge them; rename one", sinm.PayloadName(f.ID), other, sinm.PayloadName(other)))
+			continue
+		}
+		owned = append(owned, f)
 	}
 	sort.Slice(owned, func(i, j int) bool { return owned[i].ID < owned[j].ID })
 	return owned
+}
+
+// caseClashes maps each talhão whose payload file name equals another's
+// but for case to that other talhão (both fail: which one a
+// case-insensitive disk would keep is not ours to choose).
+func caseClashes(fields []grid.Field) map[string]string {
+	byFold := map[string]string{}
+	clash := map[string]string{}
+	for _, f := range fields {
+		k := strings.ToLower(sinm.PayloadName(f.ID))
+		if other, ok := byFold[k]; ok && other != f.ID {
+			clash[f.ID], clash[other] = other, f.ID
+			continue
+		}
+		byFold[k] = f.ID
+	}
+	return clash
 }
 
 // readSowing reads the declared sowing dates, when given.
@@ -289,34 +347,100 @@ func (r *run) loadCatalog(ctx context.Context, in *inputs) error {
 	return nil
 }
 
-// openDEM opens the elevation model, when given. The DEM is one indicator:
-// without it every talhão is partial, and the run says why.
-func (r *run) openDEM(ctx context.Context, in *inputs) {
+// openDEM opens the elevation model, when given. A DEM that cannot be
+// opened, has no CRS or is coarser than IN 6.3 allows is a configuration
+// error: every talhão would lack its slope.
+func (r *run) openDEM(ctx context.Context, in *inputs) error {
 	src := r.cfg.DEM
 	if src == "" {
-		return
+		return nil
 	}
 	dem, err := slope.Open(ctx, src)
 	if err != nil {
-		r.m.Warnings = append(r.m.Warnings, fmt.Sprintf("DEM %s: %v", src, err))
-		return
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
 	}
 	in.dem = dem
 	in.finger[src] = "gdal:" + storage.GDALPath(src)
+	return nil
 }
 
-// previous returns the summary of a complete earlier run of this shard with
-// the same parameters (unless the run is forced).
+// checkCodes requires a satellite code for every collection of the catalog
+// and for the DEM, when given: without one, every payload would fail.
+func checkCodes(cfg Config, cat *series.Catalog) error {
+	need := map[string]bool{}
+	for _, it := range cat.Items {
+		need[it.Collection] = true
+	}
+	if cfg.DEM != "" {
+		need["dem"] = true
+	}
+	var missing []string
+	for k := range need {
+		if _, ok := cfg.Codes[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(missing)
+	return fmt.Errorf("%w: --satellite-codes has no code for %s (configured: %s); add them, e.g. --satellite-codes '%s=S0n'",
+		ErrConfig, strings.Join(missing, ", "), cfg.Codes.String(), missing[0])
+}
+
+// sizeOf returns the size in bytes of the file at loc, 0 when it is not a
+// single readable file (a directory of items, an API).
+func sizeOf(ctx context.Context, loc string) int64 {
+	if loc == "" || storage.KindOf(loc) == storage.HTTP {
+		return 0
+	}
+	loc = filepath.ToSlash(loc)
+	dir, base := ".", loc
+	if i := strings.LastIndex(loc, "/"); i >= 0 {
+		dir, base = loc[:i+1], loc[i+1:]
+	}
+	fsys, err := storage.FS(ctx, dir)
+	if err != nil {
+		return 0
+	}
+	st, err := fs.Stat(fsys, base)
+	if err != nil || st.IsDir() {
+		return 0
+	}
+	return st.Size()
+}
+
+// previous reads the manifest a previous run left and returns its summary
+// when it is complete with the same parameters (unless the run is forced).
 func (r *run) previous(ctx context.Context) (Summary, bool) {
-	if r.cfg.Force {
+	prev, err := readManifest(ctx, r.manifestLoc)
+	if err != nil {
 		return Summary{}, false
 	}
-	prev, err := readManifest(ctx, r.manifestLoc)
-	if err != nil || prev.ParamsHash != r.in.params || !prev.Complete {
+	r.prev = prev
+	if r.cfg.Force || prev.ParamsHash != r.in.params || !prev.Complete {
 		return Summary{}, false
 	}
 	r.logf("already complete (%s): nothing to do; --force recomputes", r.manifestLoc)
-	return Summary{Total: prev.Status.Total, OK: prev.Status.OK, Partial: prev.Status.Partial, Failed: prev.Status.Failed, Skipped: prev.Status.Total, Manifest: r.manifestLoc}, true
+	return Summary{Total: prev.Status.Total, OK: prev.Status.OK, Partial: prev.Status.Partial, Failed: prev.Status.Failed, Skipped: prev.Status.Total,
+		Payloads: int(prev.Counts["sinm_payloads"]), Manifest: r.manifestLoc, RunID: prev.RunID, Failures: firstFailures(prev.Failures)}, true
+}
+
+// firstFailures returns up to MaxSummaryFailures failures, failed before
+// partial, in id order.
+func firstFailures(all []export.Failure) []export.Failure {
+	var out []export.Failure
+	for _, status := range []string{export.StatusFailed, export.StatusPartial} {
+		for _, f := range all {
+			if f.Status == status && len(out) < MaxSummaryFailures {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // progress reports a snapshot to OnProgress, when set.
@@ -346,6 +470,7 @@ func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int
 		if resumed {
 			sum.Resumed++
 		}
+		r.payloads = append(r.payloads, res.Payloads)
 		m.merge(res)
 		tr := r.tr
 		tr.p.Phase = "batch"
@@ -363,13 +488,44 @@ func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int
 	return sum, nil
 }
 
-// finish publishes the part files, writes the manifest and removes the
-// staging files.
+// finish publishes the part files and payloads, removes what an earlier
+// run published that this one does not, writes the manifest and removes
+// the staging files. Before it publishes anything it rewrites the manifest
+// as incomplete, listing the earlier outputs and the new ones, so a run
+// killed while publishing never leaves a complete run.json beside a mix
+// of old and new files, and the next run still knows what manejo wrote.
 func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summary, error) {
 	m := r.m
 	t0 := time.Now()
-	if err := st.publish(ctx, nb); err != nil {
+	var payloads, prevOuts []export.Output
+	for _, ps := range r.payloads {
+		for _, p := range ps {
+			p.RunID = m.RunID // the run that publishes it, even when resumed from staging
+			payloads = append(payloads, p)
+		}
+	}
+	if r.prev != nil {
+		prevOuts = r.prev.Outputs
+	}
+	m.Outputs = outputsUnion(payloads, prevOuts)
+	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
+	}
+	if testHookPublishing != nil {
+		if err := testHookPublishing(); err != nil {
+			return sum, err
+		}
+	}
+	parts, err := st.publish(ctx, nb, m.Counts)
+	if err != nil {
+		return sum, err
+	}
+	if err := st.publishPayloads(ctx, r.payloads); err != nil {
+		return sum, err
+	}
+	m.Outputs = append(parts, payloads...)
+	for _, p := range removeStale(ctx, r.cfg.Out, prevOuts, m.Outputs) {
+		m.Warnings = append(m.Warnings, fmt.Sprintf("removed %s: an earlier run wrote it and this run does not", p))
 	}
 	m.Record("publish", time.Since(t0))
 	m.Record("total", time.Since(r.start))
@@ -377,13 +533,12 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	m.Counts["talhoes_ok"], m.Counts["talhoes_partial"], m.Counts["talhoes_failed"] = int64(m.Status.OK), int64(m.Status.Partial), int64(m.Status.Failed)
 	m.FinishedAt = time.Now().UTC()
 	m.Complete = true
-	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := storage.WriteFile(ctx, r.manifestLoc, append(b, '\n')); err != nil {
+	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
 	}
 	st.cleanup(ctx, nb)
 	sum.Total, sum.OK, sum.Partial, sum.Failed = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed
-	sum.Manifest = r.manifestLoc
+	sum.Manifest, sum.RunID, sum.Payloads, sum.Failures = r.manifestLoc, m.RunID, len(payloads), firstFailures(m.Failures)
 	r.tr.p.Phase = "done"
 	r.tr.p.OK, r.tr.p.Partial, r.tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
 	r.progress()
