@@ -84,8 +84,35 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stdout, ", shard %d of %d", m.Shard.Index, m.Shard.Count)
 		}
 		fmt.Fprintf(stdout, ": %d failure(s) recorded\n\n", len(m.Failures))
+		if err := printIndicators(stdout, rows, *status, *reasons); err != nil {
+			return err
+		}
+		printEarlyFailures(stdout, rows, m.Failures, *status)
+		return nil
 	}
 	return printIndicators(stdout, rows, *status, *reasons)
+}
+
+// printEarlyFailures lists the talhões run.json records as failed that have
+// no row in indicators.parquet (unreadable, no grid, sampling failed), so
+// inspect --status failed shows every failure.
+func printEarlyFailures(w io.Writer, rows []export.IndicatorRow, failures []export.Failure, status string) {
+	if status != "" && status != export.StatusFailed {
+		return
+	}
+	has := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		has[r.FieldID] = true
+	}
+	var lines []string
+	for _, f := range failures {
+		if f.Status == export.StatusFailed && !has[f.FieldID] {
+			lines = append(lines, fmt.Sprintf("  %s (%s): %s", printable(f.FieldID), orDash(f.Stage), f.Reason))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nFailed before their indicators were computed (run.json):\n%s\n", strings.Join(lines, "\n"))
+	}
 }
 
 // printIndicators writes the summary table of rows (sorted by field_id, as

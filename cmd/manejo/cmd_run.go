@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/pipeline"
@@ -153,14 +156,45 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted: committed batches are kept in %s/_staging and the next run with the same inputs resumes from them: %w", cfg.Out, err)
 		}
+		if errors.Is(err, pipeline.ErrConfig) {
+			return usagef("%v", err)
+		}
 		return err
 	}
-	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed; manifest %s\n",
-		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Manifest)
-	if sum.Failed > 0 {
-		return partialError(sum.Failed, sum.Total)
+	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed; %d SINM payload(s); manifest %s\n",
+		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Payloads, sum.Manifest)
+	return runOutcome(sum, cfg.Out, stderr)
+}
+
+// runOutcome names the first failures on stderr (ids and reasons, which
+// never hold CPF/CNPJ) and turns a run with failed talhões, or without a
+// single payload, into exit 3.
+func runOutcome(sum pipeline.Summary, out string, stderr io.Writer) error {
+	if sum.Failed == 0 && sum.Payloads > 0 {
+		return nil
 	}
-	return nil
+	if len(sum.Failures) > 0 {
+		fmt.Fprintf(stderr, "first failures:\n")
+		for _, f := range sum.Failures {
+			fmt.Fprintf(stderr, "  %s (%s): %s\n", printable(f.FieldID), f.Status, f.Reason)
+		}
+	}
+	fmt.Fprintf(stderr, "see every one: manejo inspect %s --status failed (and --status partial)\n", out)
+	if sum.Payloads == 0 {
+		return fmt.Errorf("no talhão got a SINM payload (%d talhões: %d partial, %d failed): %w", sum.Total, sum.Partial, sum.Failed, errPartial)
+	}
+	return partialError(sum.Failed, sum.Total)
+}
+
+// printable quotes an id holding control or format characters, so an id
+// cannot rewrite the terminal.
+func printable(id string) string {
+	for _, r := range id {
+		if !unicode.IsPrint(r) {
+			return strconv.QuoteToASCII(id)
+		}
+	}
+	return id
 }
 
 // loadCodes builds the satellite-code mapping from a file and the flag.
