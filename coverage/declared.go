@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -47,65 +48,160 @@ func (d Declarations) For(fieldID string) map[string]Declared {
 // optional; columns may then come in any order). season is an
 // agricultural year as ParseSeason reads it ("2024/2025", "2024-2025" or
 // "2024/25"; the declaration is keyed by the canonical label), sowing_date
-// is YYYY-MM-DD and must fall inside that season (whose year starts on
-// yearStart; zero means 07-01), crop is soja or milho.
+// is YYYY-MM-DD or DD/MM/YYYY (as pt-BR spreadsheets write it) and must fall
+// inside that season (whose year starts on yearStart; zero means 07-01),
+// crop is soja or milho.
+//
+// The dialect is that of spreadsheets as well as plain CSV: a UTF-8 BOM is
+// skipped, lines starting with '#' are comments, and a first line with ';'
+// and no ',' selects ';' as separator (Excel in pt-BR). Each physical line
+// is one row: a stray '"' is an error on its own line and never swallows
+// the lines after it (quoted fields cannot span lines). A row must have one
+// field per column of the header (3 or 4 without a header).
 //
 // Bad lines do not stop the reading: ReadSowingCSV returns every good line
 // together with an error joining one ErrSowingCSV per bad line, each naming
 // its line number and the problem. A repeated field_id/season is an error on
-// the later line.
+// the later line. A file with no usable row also wraps ErrNoSowing. The ids
+// are kept as written: Declarations.CheckIDs compares them with the
+// talhões of the run.
 func ReadSowingCSV(r io.Reader, yearStart MonthDay) (Declarations, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.Comment = '#'
-	out := Declarations{}
-	var errs []error
-	col := map[string]int{"field_id": 0, "season": 1, "sowing_date": 2, "crop": 3}
-	first := true
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				errs = append(errs, fmt.Errorf("%w: line %d: %v", ErrSowingCSV, pe.Line, pe.Err))
-				continue
-			}
-			return out, fmt.Errorf("read sowing csv: %w", err)
-		}
-		line, _ := cr.FieldPos(0)
-		if first {
-			first = false
-			if strings.EqualFold(strings.TrimSpace(strings.TrimPrefix(rec[0], "\ufeff")), "field_id") || hasName(rec, "sowing_date") {
-				col = map[string]int{}
-				for i, name := range rec {
-					col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")))] = i
-				}
-				for _, need := range []string{"field_id", "season", "sowing_date"} {
-					if _, ok := col[need]; !ok {
-						return out, fmt.Errorf("%w: line %d: header lacks column %q", ErrSowingCSV, line, need)
-					}
-				}
-				continue
-			}
-		}
-		d, err := parseDeclared(rec, col, yearStart)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: line %d: %v", ErrSowingCSV, line, err))
-			continue
-		}
-		d.Line = line
-		k := Key{d.FieldID, d.Season}
-		if prev, dup := out[k]; dup {
-			errs = append(errs, fmt.Errorf("%w: line %d: talhão %q season %s already declared on line %d", ErrSowingCSV, line, d.FieldID, d.Season, prev.Line))
-			continue
-		}
-		out[k] = d
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Declarations{}, fmt.Errorf("read sowing csv: %w", err)
 	}
-	return out, errors.Join(errs...)
+	sr := sowingReader{yearStart: yearStart, out: Declarations{},
+		col: map[string]int{"field_id": 0, "season": 1, "sowing_date": 2, "crop": 3}}
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	for i, raw := range strings.Split(text, "\n") {
+		if err := sr.row(i+1, strings.TrimSuffix(raw, "\r")); err != nil {
+			return sr.out, err
+		}
+	}
+	if len(sr.out) == 0 {
+		sr.errs = append(sr.errs, fmt.Errorf("%w: %w (%d bad lines)", ErrSowingCSV, ErrNoSowing, len(sr.errs)))
+	}
+	return sr.out, errors.Join(sr.errs...)
+}
+
+// ErrNoSowing reports a sowing file without a single usable row: a run
+// given such a file would silently fall back to the detected dates.
+var ErrNoSowing = errors.New("no usable row (want field_id,season,sowing_date[,crop], separated by ',' or ';')")
+
+// sowingReader is the state of ReadSowingCSV between lines.
+type sowingReader struct {
+	yearStart MonthDay
+	comma     rune // 0 until the first non-blank line fixes it
+	header    int  // fields of the header row; 0 without one
+	col       map[string]int
+	out       Declarations
+	errs      []error
+}
+
+// row reads one physical line; its error stops the reading (a header
+// lacking a column), bad data is collected in sr.errs.
+func (sr *sowingReader) row(line int, text string) error {
+	if strings.TrimSpace(text) == "" || strings.HasPrefix(strings.TrimSpace(text), "#") {
+		return nil
+	}
+	first := sr.comma == 0
+	if first {
+		sr.comma = ','
+		if strings.Contains(text, ";") && !strings.Contains(text, ",") {
+			sr.comma = ';'
+		}
+	}
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.Comma, cr.FieldsPerRecord, cr.TrimLeadingSpace = sr.comma, -1, true
+	rec, err := cr.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			err = fmt.Errorf("column %d: %v", pe.Column, pe.Err)
+		}
+		sr.errs = append(sr.errs, fmt.Errorf("%w: line %d: %v", ErrSowingCSV, line, err))
+		return nil
+	}
+	if first && (strings.EqualFold(strings.TrimSpace(rec[0]), "field_id") || hasName(rec, "sowing_date")) {
+		return sr.readHeader(line, rec)
+	}
+	if n := len(rec); (sr.header > 0 && n != sr.header) || (sr.header == 0 && (n < 3 || n > 4)) {
+		want := "3 or 4 (field_id,season,sowing_date[,crop])"
+		if sr.header > 0 {
+			want = fmt.Sprintf("%d, as the header", sr.header)
+		}
+		sr.errs = append(sr.errs, fmt.Errorf("%w: line %d: %d fields, want %s", ErrSowingCSV, line, n, want))
+		return nil
+	}
+	sr.add(line, rec)
+	return nil
+}
+
+// readHeader takes the column names of the header row.
+func (sr *sowingReader) readHeader(line int, rec []string) error {
+	sr.col, sr.header = map[string]int{}, len(rec)
+	for i, name := range rec {
+		sr.col[strings.ToLower(strings.TrimSpace(name))] = i
+	}
+	for _, need := range []string{"field_id", "season", "sowing_date"} {
+		if _, ok := sr.col[need]; !ok {
+			return fmt.Errorf("%w: line %d: header lacks column %q", ErrSowingCSV, line, need)
+		}
+	}
+	return nil
+}
+
+// add parses one data row and keeps it unless it is bad or repeated.
+func (sr *sowingReader) add(line int, rec []string) {
+	d, err := parseDeclared(rec, sr.col, sr.yearStart)
+	if err != nil {
+		sr.errs = append(sr.errs, fmt.Errorf("%w: line %d: %v", ErrSowingCSV, line, err))
+		return
+	}
+	d.Line = line
+	k := Key{d.FieldID, d.Season}
+	if prev, dup := sr.out[k]; dup {
+		sr.errs = append(sr.errs, fmt.Errorf("%w: line %d: talhão %q season %s already declared on line %d", ErrSowingCSV, line, d.FieldID, d.Season, prev.Line))
+		return
+	}
+	sr.out[k] = d
+}
+
+// CheckIDs compares the declared talhão ids with those of the run (known)
+// and returns an error joining one ErrSowingCSV per declared id that is
+// not a talhão, naming its first line and, when one exists, the talhão id
+// that differs from it only in case (ids are compared exactly: "T01" does
+// not declare "t01"). It returns nil when every declaration names a
+// talhão. Pure: the caller, which knows the talhões, reports the result.
+func (d Declarations) CheckIDs(known []string) error {
+	exact := make(map[string]bool, len(known))
+	folded := make(map[string]string, len(known))
+	for _, id := range known {
+		exact[id] = true
+		folded[strings.ToLower(id)] = id
+	}
+	first := map[string]int{}
+	for k, v := range d {
+		if !exact[k.FieldID] && (first[k.FieldID] == 0 || v.Line < first[k.FieldID]) {
+			first[k.FieldID] = v.Line
+		}
+	}
+	ids := make([]string, 0, len(first))
+	for id := range first {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		return first[ids[i]] < first[ids[j]] || (first[ids[i]] == first[ids[j]] && ids[i] < ids[j])
+	})
+	var errs []error
+	for _, id := range ids {
+		hint := ""
+		if c, ok := folded[strings.ToLower(id)]; ok {
+			hint = fmt.Sprintf(" (talhão %q differs only in case; ids are compared exactly)", c)
+		}
+		errs = append(errs, fmt.Errorf("%w: line %d: talhão %q is not among the talhões of the run%s; its sowing dates are not used", ErrSowingCSV, first[id], id, hint))
+	}
+	return errors.Join(errs...)
 }
 
 func hasName(rec []string, name string) bool {
@@ -138,9 +234,9 @@ func parseDeclared(rec []string, col map[string]int, yearStart MonthDay) (Declar
 	}
 	d.Season = s.Label
 	raw := get("sowing_date")
-	t, err := time.Parse(time.DateOnly, raw)
+	t, err := parseSowingDate(raw)
 	if err != nil {
-		return d, fmt.Errorf("talhão %q: sowing_date %q: want YYYY-MM-DD", d.FieldID, raw)
+		return d, fmt.Errorf("talhão %q: sowing_date %q: want YYYY-MM-DD or DD/MM/YYYY", d.FieldID, raw)
 	}
 	d.Date = t
 	if !s.Contains(t) {
@@ -155,4 +251,13 @@ func parseDeclared(rec []string, col map[string]int, yearStart MonthDay) (Declar
 		return d, fmt.Errorf("talhão %q: crop %q, want soja or milho", d.FieldID, c)
 	}
 	return d, nil
+}
+
+// parseSowingDate reads YYYY-MM-DD or DD/MM/YYYY (day and month of one or
+// two digits, as pt-BR spreadsheets write them; never MM/DD).
+func parseSowingDate(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Parse("2/1/2006", s)
 }

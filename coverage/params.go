@@ -3,6 +3,7 @@ package coverage
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"time"
 
@@ -240,6 +241,27 @@ func (p Params) withDefaults() Params {
 		p.WindowDays = defaultWindowDays
 	}
 	return p
+}
+
+// Effective returns p with every default applied: the values Assess works
+// with, for the run manifest, where a zero field would read as zero rather
+// than as "the default". LagDays and Windows list every crop with a default
+// besides those p sets. A negative AnchorDays or SowAnchorDays (none) stays
+// negative, so p.Effective() configures Assess exactly as p does. The soil
+// fit (NoSoilFit false) still replaces Soil per talhão.
+func (p Params) Effective() Params {
+	e := p.withDefaults()
+	if p.AnchorDays < 0 {
+		e.AnchorDays = p.AnchorDays
+	}
+	if p.SowAnchorDays < 0 {
+		e.SowAnchorDays = p.SowAnchorDays
+	}
+	e.LagDays = maps.Clone(defaultLagDays)
+	maps.Copy(e.LagDays, p.LagDays)
+	e.Windows = maps.Clone(defaultWindows)
+	maps.Copy(e.Windows, p.Windows)
+	return e
 }
 
 // window returns the sowing window of crop in season s, first and last day
