@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/tillage"
 )
 
@@ -40,5 +44,61 @@ func TestRunOperatorCNPJ(t *testing.T) {
 		if strings.Contains(stdout+stderr, bad) || strings.Contains(stdout+stderr, "1122233300018") {
 			t.Errorf("%q: the output repeats the value: %q", bad, stdout+stderr)
 		}
+	}
+}
+
+// TestRunOutcome reproduces issue 19 defect 8's exit: a run where no
+// talhão gets a payload (every one partial, e.g. no slope) used to exit 0
+// with nothing on stderr. It now exits 3, and stderr names the first
+// failures and points to inspect.
+func TestRunOutcome(t *testing.T) {
+	var stderr strings.Builder
+	sum := pipeline.Summary{Total: 2, Partial: 2, Failures: []export.Failure{
+		{FieldID: "T-1", Status: export.StatusPartial, Reason: "slope: DEM does not cover the talhão"},
+		{FieldID: "T-\x1b[2J", Status: export.StatusPartial, Reason: "slope: DEM does not cover the talhão"}}}
+	err := runOutcome(sum, "OUT", &stderr)
+	if !errors.Is(err, errPartial) || !strings.Contains(err.Error(), "no talhão got a SINM payload") {
+		t.Errorf("no payload: %v, want errPartial (exit 3)", err)
+	}
+	for _, want := range []string{"T-1 (partial): slope: DEM does not cover the talhão", `"T-\x1b[2J"`, "manejo inspect OUT --status failed"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+	stderr.Reset()
+	if err := runOutcome(pipeline.Summary{Total: 1, OK: 1, Payloads: 1}, "OUT", &stderr); err != nil || stderr.Len() > 0 {
+		t.Errorf("a clean run: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestRunRefusesForeignFolder reproduces issue 19 defect 7: a non-empty
+// --out that is not a manejo output is a usage error (exit 2), and its
+// files are left alone.
+func TestRunRefusesForeignFolder(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	_ = os.MkdirAll(filepath.Join(out, "sub"), 0o755)
+	_ = os.WriteFile(filepath.Join(out, "indicators.parquet"), []byte("mine"), 0o644)
+	_ = os.WriteFile(filepath.Join(out, "sub", ".x.tmp-1"), []byte("mine"), 0o644)
+	code, _, stderr := runCLI(t, "run", "--fields", filepath.Join(dir, "none.geojson"), "--catalog", filepath.Join(dir, "none.json"),
+		"--out", out, "--season", "2026/2027", "--satellite-codes", "sentinel-2-l2a=S01")
+	if code != exitUsage || !strings.Contains(stderr, "not a manejo output") {
+		t.Errorf("exit %d, stderr %q; want %d, not a manejo output", code, stderr, exitUsage)
+	}
+	for _, f := range []string{"indicators.parquet", "sub/.x.tmp-1"} {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || string(b) != "mine" {
+			t.Errorf("%s: %q, %v; want it untouched", f, b, err)
+		}
+	}
+}
+
+// TestInspectEarlyFailures: inspect --status failed lists the talhões
+// run.json records as failed that have no indicator row.
+func TestInspectEarlyFailures(t *testing.T) {
+	var b strings.Builder
+	printEarlyFailures(&b, []export.IndicatorRow{{FieldID: "A"}}, []export.Failure{
+		{FieldID: "A", Status: export.StatusFailed, Reason: "x"}, {FieldID: "B", Stage: "grid", Status: export.StatusFailed, Reason: "self-intersection"}}, export.StatusFailed)
+	if !strings.Contains(b.String(), "B (grid): self-intersection") || strings.Contains(b.String(), "A (") {
+		t.Errorf("early failures: %q", b.String())
 	}
 }
