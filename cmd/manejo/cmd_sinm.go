@@ -14,10 +14,17 @@ import (
 )
 
 func init() {
-	register(&command{name: "sinm", synopsis: "check SINM payloads against the schema: sinm validate FILE|DIR...", run: runSINM})
+	register(&command{name: "sinm", synopsis: "SINM payloads: validate against the schema, submit to SINM, read back SINM's status", run: runSINM})
 }
 
 const sinmUsage = `sinm validate FILE|DIR...
+       manejo sinm submit --in DIR (--env hml|prd | --api-url U --token-url T) --keys keys.csv [--dry-run] [--rate R] [--concurrency N]
+       manejo sinm status --in DIR (--env hml|prd | --api-url U --token-url T) --keys keys.csv
+
+submit delivers the payloads of a 'manejo run' output folder to SINM and
+keeps the ledger DIR/sinm/submissions.jsonl; status reads SINM's
+classification back. See docs/sinm.md. Credentials: SINM_CLIENT_ID and
+SINM_CLIENT_SECRET, or --credentials FILE.
 
 Checks SINM remote-sensing payloads (one JSON document per talhão) against
 the embedded monitoramento-satelite.schema.json (JSON Schema 2020-12). A DIR
@@ -31,16 +38,20 @@ could not be read or no payload was found, 2 bad command line.`
 func runSINM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "Usage: manejo %s\n", sinmUsage)
-		return usagef("missing subcommand (validate)")
+		return usagef("missing subcommand (validate, submit or status)")
 	}
 	switch args[0] {
 	case "validate":
 		return runSINMValidate(ctx, args[1:], stdout, stderr)
+	case "submit":
+		return runSINMSubmit(ctx, args[1:], stdout, stderr)
+	case "status":
+		return runSINMStatus(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintf(stderr, "Usage: manejo %s\n", sinmUsage)
 		return nil
 	}
-	return usagef("unknown subcommand %q (want validate)", args[0])
+	return usagef("unknown subcommand %q (want validate, submit or status)", args[0])
 }
 
 func runSINMValidate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/sinm/client/clienttest"
 )
 
 func TestSINMValidate(t *testing.T) {
@@ -56,5 +59,81 @@ func TestSINMValidate(t *testing.T) {
 	}
 	if code := runMain(context.Background(), []string{"sinm", "check"}, &stdout, &stderr); code != exitUsage {
 		t.Errorf("unknown subcommand: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// sinmOutput writes an output folder with the payloads of talhões A, B and
+// C (the schema example carrying a CPF and a CNPJ) and a keys CSV for A, B
+// and D (D has no payload; C has no key).
+func sinmOutput(t *testing.T) (dir, keys string) {
+	t.Helper()
+	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(string(example), `"dataInicial"`, `"cpfProdutor": "52998224725", "cnpjPropriedade": "11444777000161", "dataInicial"`, 1)
+	dir = t.TempDir()
+	for _, id := range []string{"A", "B", "C"} {
+		p := filepath.Join(dir, filepath.FromSlash(sinm.PayloadName(id)))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys = filepath.Join(t.TempDir(), "keys.csv")
+	os.WriteFile(keys, []byte("field_id,chaveClassificacaoNM\nA,KEY-AAAA-0001-secret\nB,KEY-BBBB-0002-secret\nD,KEY-DDDD-0004-secret\n"), 0o644)
+	return dir, keys
+}
+
+func TestSINMSubmit(t *testing.T) {
+	dir, keys := sinmOutput(t)
+	fake := clienttest.New("11222333000181", "the-secret")
+	defer fake.Close()
+	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
+	fake.Fail("KEY-BBBB-0002-secret", clienttest.Reply{Code: 429, RetryAfter: "0"})
+	t.Setenv("SINM_CLIENT_ID", "11222333000181")
+	t.Setenv("SINM_CLIENT_SECRET", "the-secret")
+	args := []string{"sinm", "submit", "--in", dir, "--keys", keys, "--api-url", fake.URL, "--token-url", fake.TokenURL(), "--rate", "0"}
+	var all bytes.Buffer
+
+	var stdout, stderr bytes.Buffer
+	code := runMain(context.Background(), append(args, "--dry-run"), &stdout, &stderr)
+	all.WriteString(stdout.String() + stderr.String())
+	if code != exitPartial || fake.Count("TOKEN")+fake.Count("POST") != 0 ||
+		!strings.Contains(stdout.String(), "A key KEY-…: would POST (new): ") || !strings.Contains(stdout.String(), "D: no payload") ||
+		!strings.Contains(stderr.String(), "1 payload(s)") ||
+		!strings.Contains(stdout.String(), "would send new 2, no payload 1; dry run: 1978 B would be sent") {
+		t.Errorf("dry run: exit %d, %d requests\n%s%s", code, fake.Count("TOKEN")+fake.Count("POST"), stdout.String(), stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sinm", "submissions.jsonl")); err == nil {
+		t.Error("dry run wrote the ledger")
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code = runMain(context.Background(), args, &stdout, &stderr)
+	all.WriteString(stdout.String() + stderr.String())
+	if code != exitPartial || len(fake.Stored("KEY-AAAA-0001-secret")) != 1 || len(fake.Stored("KEY-BBBB-0002-secret")) != 1 ||
+		!strings.Contains(stdout.String(), "sent 2") || !strings.Contains(stdout.String(), "1 retries") {
+		t.Errorf("submit: exit %d (want 3: D has no payload)\n%s%s", code, stdout.String(), stderr.String())
+	}
+
+	stdout.Reset()
+	code = runMain(context.Background(), args, &stdout, &stderr)
+	all.WriteString(stdout.String() + stderr.String())
+	if fake.Count("POST") != 3 || !strings.Contains(stdout.String(), "unchanged 2") {
+		t.Errorf("second submit: exit %d, %d POSTs\n%s", code, fake.Count("POST"), stdout.String())
+	}
+	ledger, _ := os.ReadFile(filepath.Join(dir, "sinm", "submissions.jsonl"))
+	all.Write(ledger)
+	for _, s := range []string{"the-secret", "11222333000181", "52998224725", "11444777000161", "KEY-AAAA-0001-secret", "KEY-BBBB-0002-secret", "KEY-DDDD-0004-secret"} {
+		if strings.Contains(all.String(), s) {
+			t.Errorf("output or ledger contains %q", s)
+		}
+	}
+
+	t.Setenv("SINM_CLIENT_SECRET", "")
+	if code := runMain(context.Background(), args, &stdout, &stderr); code != exitUsage {
+		t.Errorf("no secret: exit %d, want %d", code, exitUsage)
 	}
 }

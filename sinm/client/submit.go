@@ -43,6 +43,7 @@ type Outcome struct {
 	Bytes              int
 	Counts             PayloadCounts
 	Interrupted        bool // cancelled before an answer: the intent stays open
+	Planned            bool // dry run: Method is what would be sent
 }
 
 // Delivered reports a 2xx answer.
@@ -149,6 +150,7 @@ func deliver(ctx context.Context, c *Client, led *Ledger, it Item, opt SubmitOpt
 		o.Errors = []string{"an earlier request has no recorded answer; held back (--unresolved hold)"}
 	}
 	if opt.DryRun || o.Method == "" {
+		o.Planned = opt.DryRun && o.Method != ""
 		return o, nil
 	}
 	rec := Record{FieldID: it.FieldID, KeyPrefix: o.KeyPrefix, KeySHA256: KeyHash(it.Key),
@@ -238,8 +240,8 @@ func Summarise(out []Outcome) map[string]int {
 			m["interrupted"]++
 		case o.Action == ActionInvalid, o.Action == ActionHeld, o.Action == ActionUnchanged:
 			m[o.Action]++
-		case o.Method == "":
-			m["planned "+o.Action]++ // dry run
+		case o.Planned:
+			m["would send "+o.Action]++
 		case o.Delivered() && o.Action == ActionChanged:
 			m["replaced"]++
 		case o.Delivered():
