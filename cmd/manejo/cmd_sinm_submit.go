@@ -24,10 +24,10 @@ import (
 // sinmFlags are the flags submit and status share.
 type sinmFlags struct {
 	in, env, apiURL, tokenURL, keys, credentials string
-	rate                                        float64
-	concurrency                                 int
-	dryRun                                      bool
-	unresolved                                  string
+	rate                                         float64
+	concurrency                                  int
+	dryRun                                       bool
+	unresolved                                   string
 }
 
 func (f *sinmFlags) register(fs *flag.FlagSet) {
