@@ -18,7 +18,7 @@ import (
 
 // Row is the set of row types export writes, one per dataset.
 type Row interface {
-	CellRow | ObsRow | EventRow | SeasonRow | CellCoverRow | CycleRow | IndicatorRow | ClassificationRow
+	CellRow | ObsRow | EventRow | SeasonRow | CellCoverRow | CycleRow | IndicatorRow | ClassificationRow | SINMResultRow
 }
 
 // Dataset describes one Parquet dataset of the output directory.
@@ -51,10 +51,12 @@ var (
 		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[IndicatorRow]()}
 	Classification = Dataset{Name: "classification", Title: "one row per talhão: NM1–NM4 preview and its explanation (manejo classify)",
 		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[ClassificationRow]()}
+	SINMResults = Dataset{Name: "sinm_results", Title: "one row per delivered talhão: SINM's level and racional beside the preview (manejo sinm status)",
+		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[SINMResultRow]()}
 )
 
 // Datasets lists every dataset in documentation order.
-var Datasets = []Dataset{Cells, Observations, Events, Seasons, CellCover, Cycles, Indicators, Classification}
+var Datasets = []Dataset{Cells, Observations, Events, Seasons, CellCover, Cycles, Indicators, Classification, SINMResults}
 
 // DatasetOf returns the descriptor of the dataset whose rows are T.
 func DatasetOf[T Row]() Dataset {
@@ -95,6 +97,8 @@ func compareFunc[T Row]() func(a, b T) int {
 		f = compareIndicators
 	case ClassificationRow:
 		f = compareClassifications
+	case SINMResultRow:
+		f = compareSINMResults
 	}
 	return f.(func(a, b T) int)
 }

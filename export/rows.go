@@ -177,6 +177,25 @@ type ClassificationRow struct {
 	Explanation  string   `parquet:"explanation" doc:"the whole explanation as JSON (indicators, rules, deciding rule)"`
 }
 
+// SINMResultRow is SINM's classification of one delivered talhão as read
+// back by manejo sinm status (sinm_results.parquet), beside the local
+// preview's level and the differences between the two.
+type SINMResultRow struct {
+	FieldID        string   `parquet:"field_id" doc:"talhão id"`
+	Key            string   `parquet:"key" doc:"classification key, first characters only (a key is a capability)"`
+	SubmissionUUID string   `parquet:"submission_uuid" doc:"uuid SINM gave the delivered payload"`
+	Status         string   `parquet:"status,dict" doc:"pending (SINM has not classified yet: 404), complete, or error"`
+	HTTPCode       int32    `parquet:"http_code" doc:"HTTP status of GET /api/v1/classificacoes/{key}"`
+	Level          *int32   `parquet:"level,optional" unit:"1..4" doc:"SINM's management level NM1–NM4"`
+	ScoreFinal     *float64 `parquet:"score_final,optional" unit:"points" doc:"racional scoreFinal"`
+	ScoreMedio     *float64 `parquet:"score_medio,optional" unit:"points" doc:"racional scoreMedio (the mean of the indicator levels, Mi)"`
+	Indicators     []string `parquet:"indicators,list" doc:"racional indicadores, one 'nome = valor unidade (faixa) score scoreParcial, origem' each"`
+	Restrictive    []string `parquet:"restrictive_factors,list" doc:"racional fatoresRestritivos, one each"`
+	PreviewLevel   *int32   `parquet:"preview_level,optional" unit:"1..4" doc:"level of the local preview (classification.parquet), when there is one"`
+	Differences    []string `parquet:"differences,list" doc:"where SINM and the preview differ, one entry per indicator or level"`
+	Error          string   `parquet:"error" doc:"why the classification could not be read; empty otherwise"`
+}
+
 // Statuses of an IndicatorRow.
 const (
 	StatusOK      = "ok"
@@ -224,3 +243,5 @@ func compareCycles(a, b CycleRow) int {
 func compareIndicators(a, b IndicatorRow) int { return cmp.Compare(a.FieldID, b.FieldID) }
 
 func compareClassifications(a, b ClassificationRow) int { return cmp.Compare(a.FieldID, b.FieldID) }
+
+func compareSINMResults(a, b SINMResultRow) int { return cmp.Compare(a.FieldID, b.FieldID) }

@@ -102,11 +102,12 @@ func duckType(t string) string {
 }
 
 // runDatasets are the datasets `manejo run` writes (classification.parquet
-// comes from `manejo classify`, a later step).
+// comes from `manejo classify`, sinm_results.parquet from `manejo sinm
+// status`, later steps).
 func runDatasets() []export.Dataset {
 	var out []export.Dataset
 	for _, d := range export.Datasets {
-		if d.Name != export.Classification.Name {
+		if d.Name != export.Classification.Name && d.Name != export.SINMResults.Name {
 			out = append(out, d)
 		}
 	}
