@@ -23,8 +23,9 @@ func InitGDAL() {
 }
 
 // GDALConfig returns the GDAL configuration options that make /vsis3/ use the
-// same settings as the SDK: endpoint, path style, https, unsigned requests,
-// and retries (GDAL_HTTP_MAX_RETRY = MaxAttempts-1 retries after the first
+// same settings as the SDK: endpoint, path style, https, unsigned requests
+// (the credential rule of trust.go), connect and request deadlines
+// (ConnectTimeout, RequestTimeout), and retries (GDAL_HTTP_MAX_RETRY = MaxAttempts-1 retries after the first
 // attempt, starting GDALRetryDelay seconds apart and doubling). GDAL 3.6
 // retries HTTP 429, 500 and 502–504 answers and connection time-outs.
 func GDALConfig() map[string]string {
@@ -43,8 +44,13 @@ func GDALConfig() map[string]string {
 	if pathStyle() {
 		opts["AWS_VIRTUAL_HOSTING"] = "FALSE"
 	}
-	if envTrue("AWS_NO_SIGN_REQUEST") {
+	if unsigned() {
+		// Asked for, or no credentials configured and the instance
+		// metadata service not allowed (trust.go).
 		opts["AWS_NO_SIGN_REQUEST"] = "YES"
+	}
+	for k, v := range gdalTimeouts() {
+		opts[k] = v
 	}
 	if r := os.Getenv("AWS_REGION"); r != "" {
 		opts["AWS_REGION"] = r

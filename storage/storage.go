@@ -95,15 +95,17 @@ func pathStyle() bool {
 	return endpoint() != ""
 }
 
-// Client returns the S3 client built once from the standard AWS settings.
+// Client returns the S3 client built once from the standard AWS settings,
+// with the deadlines of trust.go, and anonymous when no credentials are
+// configured and the instance metadata service is not allowed (trust.go).
 // Requests are retried on throttling, 5xx answers and dropped connections
 // (the SDK's standard retryer) up to MaxAttempts times, or AWS_MAX_ATTEMPTS,
 // with exponential backoff and jitter; there is no client-side retry quota,
 // so a long flaky spell slows a run down instead of failing it.
 func Client(ctx context.Context) (*s3.Client, error) {
 	clientOnce.Do(func() {
-		var opts []func(*config.LoadOptions) error
-		if envTrue("AWS_NO_SIGN_REQUEST") {
+		opts := []func(*config.LoadOptions) error{config.WithHTTPClient(sdkHTTPClient())}
+		if unsigned() {
 			opts = append(opts, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
 		}
 		if os.Getenv("AWS_REGION") == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
@@ -143,7 +145,8 @@ func ResetClient() {
 	client, clientErr = nil, nil
 }
 
-// Open opens a location for reading. HTTP GETs are retried on 429/5xx
+// Open opens a location for reading. Every network request has a deadline
+// (ConnectTimeout, RequestTimeout). HTTP GETs are retried on 429/5xx
 // answers and network errors; S3 GETs are retried by the SDK (see Client).
 func Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	switch KindOf(loc) {
@@ -181,7 +184,7 @@ func openHTTP(ctx context.Context, loc string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := httpClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("open %s: %w", loc, err)
