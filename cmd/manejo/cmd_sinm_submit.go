@@ -257,6 +257,3 @@ func submitSummary(w io.Writer, c *client.Client, out []client.Outcome, missing 
 	return nil
 }
 
-func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return errors.New("sinm status: not yet")
-}

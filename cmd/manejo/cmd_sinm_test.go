@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/sinm/client/clienttest"
 )
@@ -135,5 +136,49 @@ func TestSINMSubmit(t *testing.T) {
 	t.Setenv("SINM_CLIENT_SECRET", "")
 	if code := runMain(context.Background(), args, &stdout, &stderr); code != exitUsage {
 		t.Errorf("no secret: exit %d, want %d", code, exitUsage)
+	}
+}
+
+func TestSINMStatus(t *testing.T) {
+	dir, keys := sinmOutput(t)
+	fake := clienttest.New("11222333000181", "the-secret")
+	defer fake.Close()
+	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
+	t.Setenv("SINM_CLIENT_ID", "11222333000181")
+	t.Setenv("SINM_CLIENT_SECRET", "the-secret")
+	endpoints := []string{"--in", dir, "--keys", keys, "--api-url", fake.URL, "--token-url", fake.TokenURL()}
+	var stdout, stderr bytes.Buffer
+	runMain(context.Background(), append([]string{"sinm", "submit"}, endpoints...), &stdout, &stderr)
+	if len(fake.Stored("KEY-AAAA-0001-secret")) != 1 {
+		t.Fatalf("submit failed:\n%s%s", stdout.String(), stderr.String())
+	}
+	fake.Classification["KEY-BBBB-0002-secret"] = `{"nivelManejo": "NM2"}`
+	fake.Racional["KEY-BBBB-0002-secret"] = `{"scoreFinal": 2, "scoreMedio": 2.5, "indicadores": [{"nome": "Tempo sem revolvimento", "valor": 1, "unidade": "anos", "scoreParcial": 1}]}`
+	lv := func(n int32) *int32 { return &n }
+	var pq bytes.Buffer
+	if err := export.Write(&pq, []export.ClassificationRow{{FieldID: "A", Level: lv(3)}, {FieldID: "B", Level: lv(3), TLevel: lv(3)}}, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "classification.parquet"), pq.Bytes(), 0o644)
+
+	stdout.Reset()
+	stderr.Reset()
+	code := runMain(context.Background(), append([]string{"sinm", "status"}, endpoints...), &stdout, &stderr)
+	got := stdout.String()
+	for _, want := range []string{"A key KEY-…: pending", "B key KEY-…: complete NM2", "B differs: level: SINM NM2, preview NM3", "B differs: T: SINM level 1, preview NM3",
+		"2 delivered talhão(ões): 1 complete (1 differ from the preview), 1 pending, 0 error(s)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("status output lacks %q", want)
+		}
+	}
+	if code != exitOK {
+		t.Errorf("exit %d\n%s%s", code, got, stderr.String())
+	}
+	rows, err := export.ReadDataset[export.SINMResultRow](os.DirFS(dir))
+	if err != nil || len(rows) != 2 || rows[1].Status != "complete" || *rows[1].PreviewLevel != 3 || len(rows[1].Differences) != 2 {
+		t.Errorf("sinm_results.parquet: %+v %v", rows, err)
+	}
+	if strings.Contains(got+stderr.String(), "KEY-AAAA-0001-secret") || strings.Contains(got+stderr.String(), "the-secret") {
+		t.Error("status output shows a key or the secret")
 	}
 }
