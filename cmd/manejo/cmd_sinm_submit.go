@@ -256,4 +256,3 @@ func submitSummary(w io.Writer, c *client.Client, out []client.Outcome, missing 
 	}
 	return nil
 }
-
