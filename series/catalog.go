@@ -42,8 +42,12 @@ type CatalogOptions struct {
 	// Open reads catalog documents; nil means storage.Open.
 	Open func(ctx context.Context, url string) (io.ReadCloser, error)
 	// AllowHrefPrefixes, when not empty, restricts asset hrefs (after
-	// resolving relative ones) to those starting with one of the prefixes;
-	// others make the scene skipped with reason SkipBadHref.
+	// resolving relative ones and normalizing them: see href.go) to those
+	// at or below one of the prefixes, by scheme, host and whole path
+	// segments; others make the scene skipped with reason SkipBadHref.
+	// Empty means the catalog's own place: the folder of a local catalog
+	// (the folder itself for a folder of items), the bucket of an s3://
+	// catalog, the host of an https:// one.
 	AllowHrefPrefixes []string
 }
 
@@ -51,7 +55,8 @@ type CatalogOptions struct {
 type Catalog struct {
 	Items  []*Item
 	Source string // where it was read from
-	allow  []string
+	// allow are the normalized rules asset hrefs must match.
+	allow []hrefRule
 }
 
 // Item is one STAC item (one scene) reduced to what sampling needs.
@@ -118,12 +123,13 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		open = storage.Open
 	}
 	var docs []string
+	isDir := false
 	if !isURL(src) {
 		st, err := os.Stat(src)
 		if err != nil {
 			return nil, []error{fmt.Errorf("open catalog %s: %w", src, err)}
 		}
-		if st.IsDir() {
+		if isDir = st.IsDir(); isDir {
 			ents, err := os.ReadDir(src)
 			if err != nil {
 				return nil, []error{fmt.Errorf("list catalog %s: %w", src, err)}
@@ -143,7 +149,11 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		}
 		docs = []string{src}
 	}
-	cat := &Catalog{Source: src, allow: o.AllowHrefPrefixes}
+	allow, err := hrefRules(src, isDir, o.AllowHrefPrefixes)
+	if err != nil {
+		return nil, []error{err}
+	}
+	cat := &Catalog{Source: src, allow: allow}
 	var errs []error
 	for _, d := range docs {
 		if err := ctx.Err(); err != nil {
@@ -188,6 +198,20 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		return a.ID < b.ID
 	})
 	return cat, errs
+}
+
+// hrefRules are the rules of the given prefixes, or the catalog's own
+// place when none is given.
+func hrefRules(src string, isDir bool, prefixes []string) ([]hrefRule, error) {
+	rules, err := parseRules(prefixes)
+	if err != nil || len(rules) > 0 {
+		return rules, err
+	}
+	r, err := catalogRule(src, isDir)
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", src, err)
+	}
+	return []hrefRule{r}, nil
 }
 
 // parseDocument parses one catalog document (ItemCollection, single Item
@@ -440,15 +464,13 @@ func isURL(s string) bool {
 }
 
 // resolveHref makes href absolute against base (a file path or URL). Hrefs
-// with a scheme are returned unchanged; file:// becomes a plain path.
+// with a scheme (file: included) are returned unchanged; normalizeHref
+// parses them when they are opened.
 func resolveHref(href, base string) string {
 	if href == "" {
 		return ""
 	}
-	if strings.HasPrefix(href, "file://") {
-		return strings.TrimPrefix(href, "file://")
-	}
-	if isURL(href) || strings.HasPrefix(href, "/") {
+	if isURL(href) || strings.HasPrefix(href, "/") || strings.HasPrefix(strings.ToLower(href), "file:") {
 		return href
 	}
 	if isURL(base) {
@@ -472,35 +494,6 @@ func resolveHref(href, base string) string {
 		return filepath.Join(filepath.Dir(base), href)
 	}
 	return abs
-}
-
-// gdalPath maps a resolved href to the name GDAL opens, or an error
-// wrapping errBadHref.
-func gdalPath(href string, allow []string) (string, error) {
-	if href == "" {
-		return "", fmt.Errorf("empty href: %w", errBadHref)
-	}
-	if len(allow) > 0 {
-		ok := false
-		for _, p := range allow {
-			if strings.HasPrefix(href, p) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return "", fmt.Errorf("href %s outside the allowed prefixes %v: %w", href, allow, errBadHref)
-		}
-	}
-	switch {
-	case strings.HasPrefix(href, "s3://"), strings.HasPrefix(href, "https://"):
-		return storage.GDALPath(href), nil
-	case isURL(href):
-		return "", fmt.Errorf("href %s: scheme not file, s3:// or https://: %w", href, errBadHref)
-	case strings.HasPrefix(href, "/vsi"):
-		return "", fmt.Errorf("href %s: GDAL virtual paths are not accepted as hrefs: %w", href, errBadHref)
-	}
-	return href, nil
 }
 
 // Select returns the items that intersect the talhão (bbox, then geometry

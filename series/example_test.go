@@ -34,7 +34,9 @@ func ExampleAssetRadiometry() {
 // real MOD13Q1 cube described by testdata/sinop/catalog.json.
 func ExampleSample() {
 	ctx := context.Background()
-	cat, errs := series.LoadCatalog(ctx, "testdata/sinop/catalog.json", series.CatalogOptions{})
+	cat, errs := series.LoadCatalog(ctx, "testdata/sinop/catalog.json",
+		// The hrefs lie outside the catalog's folder: allow where they are.
+		series.CatalogOptions{AllowHrefPrefixes: []string{"../testdata/realdata/"}})
 	if len(errs) > 0 {
 		fmt.Println(errs)
 		return

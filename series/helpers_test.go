@@ -154,7 +154,13 @@ func cellID(i int) string { return string(rune('a' + i)) }
 // sampleDir loads the catalog at path and samples grids.
 func sampleDir(t testing.TB, path string, grids []grid.Grid, o Options) ([]Obs, Stats) {
 	t.Helper()
-	cat, errs := LoadCatalog(context.Background(), path, CatalogOptions{})
+	return sampleDirAllow(t, path, nil, grids, o)
+}
+
+// sampleDirAllow is sampleDir with allowed href prefixes.
+func sampleDirAllow(t testing.TB, path string, allow []string, grids []grid.Grid, o Options) ([]Obs, Stats) {
+	t.Helper()
+	cat, errs := LoadCatalog(context.Background(), path, CatalogOptions{AllowHrefPrefixes: allow})
 	for _, e := range errs {
 		t.Logf("catalog: %v", e)
 	}

@@ -89,7 +89,11 @@ func TestRealSTACItems(t *testing.T) {
 					t.Errorf("asset %s missing", k)
 					continue
 				}
-				if _, err := gdalPath(a.Href, nil); err != nil {
+				rules, err := parseRules([]string{a.Href})
+				if err != nil {
+					t.Fatalf("asset %s href %s: %v", k, a.Href, err)
+				}
+				if _, err := gdalPath(a.Href, rules); err != nil {
 					t.Errorf("asset %s href %s: %v", k, a.Href, err)
 				}
 			}
@@ -163,7 +167,9 @@ func TestSinopMOD13Q1MatchesGdallocationinfo(t *testing.T) {
 	// The cube has no pixel-reliability band: read it unmasked.
 	prof := Profiles()["modis-13Q1-061"]
 	prof.QAOptional = true
-	obs, st := sampleDir(t, filepath.Join("testdata", "sinop", "catalog.json"), []grid.Grid{g},
+	// The catalog's hrefs point into the repository's testdata/realdata,
+	// outside the catalog's folder: allowed explicitly.
+	obs, st := sampleDirAllow(t, filepath.Join("testdata", "sinop", "catalog.json"), []string{"../testdata/realdata"}, []grid.Grid{g},
 		Options{Profiles: map[string]*Profile{"modis-13Q1-061": prof}})
 	if st.Scenes != 23 || st.ScenesRead != 23 || len(obs) != 23*12 {
 		t.Fatalf("scenes %d read %d obs %d, want 23, 23, 276 (%+v)", st.Scenes, st.ScenesRead, len(obs), st)
@@ -237,7 +243,7 @@ func TestRstoolboxSen2Baseline04(t *testing.T) {
 	prof := Profiles()["sentinel-2-l2a"]
 	prof.QAOptional = true
 	g := fieldAround("para", 0.0001, forest, maxNDVI, water)
-	obs, st := sampleDir(t, filepath.Join(tmp, "item.json"), []grid.Grid{g}, Options{Profiles: map[string]*Profile{"sentinel-2-l2a": prof}})
+	obs, st := sampleDirAllow(t, filepath.Join(tmp, "item.json"), []string{dir}, []grid.Grid{g}, Options{Profiles: map[string]*Profile{"sentinel-2-l2a": prof}})
 	if len(obs) != 3 {
 		t.Fatalf("%d observations (%+v)", len(obs), st)
 	}

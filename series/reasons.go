@@ -11,8 +11,10 @@ const (
 	SkipNoProfile SkipReason = "no-profile"
 	// SkipMissingAsset: the item lacks an asset the profile needs.
 	SkipMissingAsset SkipReason = "missing-asset"
-	// SkipBadHref: an asset href is not a local file, s3:// or https://
-	// URL, or lies outside CatalogOptions.AllowHrefPrefixes.
+	// SkipBadHref: an asset href is not a local regular file, s3:// or
+	// https:// URL, lies outside CatalogOptions.AllowHrefPrefixes (or the
+	// catalog's own place when none is given), or names a file GDAL would
+	// open with a driver other than GTiff (a VRT).
 	SkipBadHref SkipReason = "bad-href"
 	// SkipUnreadable: a file could not be opened or read. Some of these
 	// failures are transient (see TransientReads).
@@ -24,8 +26,8 @@ const (
 	SkipNoCRS SkipReason = "no-crs"
 	// SkipMissingBand: the file has fewer bands than the asset's band.
 	SkipMissingBand SkipReason = "missing-band"
-	// SkipOutsideScene counts cells (not scenes) that fall outside a
-	// scene's rasters; their observation is masked MaskedOutsideScene.
+	// SkipOutsideScene counts cell × scene pairs (not scenes) where the
+	// cell falls outside a scene's rasters; they get no observation.
 	SkipOutsideScene SkipReason = "outside-scene"
 	// SkipMODISIneligibleField and SkipMODISIneligibleCell count cells left
 	// out of MODIS scenes because the talhão or the cell is not eligible
@@ -59,7 +61,8 @@ const (
 	// MaskedZeroDenominator: a normalized difference with a sum ≤ 0.
 	MaskedZeroDenominator MaskReason = "zero-denominator"
 	// MaskedOutsideScene: the cell centre lies outside a raster of the
-	// scene.
+	// scene. Used while sampling only: such a cell gets no observation
+	// (counted as SkipOutsideScene), so no row carries this reason.
 	MaskedOutsideScene MaskReason = "outside-scene"
 )
 

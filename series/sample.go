@@ -2,9 +2,11 @@ package series
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,7 +36,8 @@ type Obs struct {
 	Red, NIR, SWIR1, SWIR2 float32
 	// Mask is "" when every index the profile gives is valid. Otherwise it
 	// is the reason: cloud, shadow, cirrus, snow, dark, cloud-adjacent,
-	// nodata, saturated, zero-denominator, outside-scene. A reason that
+	// nodata, saturated, zero-denominator. A cell outside a scene gets no
+	// Obs at all (counted in Stats.Skipped as SkipOutsideScene). A reason that
 	// touches only one index is prefixed with it ("ndti:zero-denominator")
 	// and the other index keeps its value.
 	Mask MaskReason
@@ -54,7 +57,28 @@ type Options struct {
 	// GDALConfig adds KEY=VALUE GDAL configuration options to every open
 	// and read (after cloudConfig for cloud paths).
 	GDALConfig []string
+	// SceneTimeout bounds the time one scene's opens and reads may take;
+	// a scene past it is skipped as unreadable (a transient failure, see
+	// TransientReads) and the run goes on. 0 means DefaultSceneTimeout.
+	SceneTimeout time.Duration
+	// MaxCellScenes caps, per talhão, its cells × the scenes selected for
+	// it: a talhão over the cap is refused before any read (Stats.Refused).
+	// 0 means DefaultMaxCellScenes; a negative value removes the cap.
+	MaxCellScenes int
 }
+
+// DefaultSceneTimeout is the default Options.SceneTimeout. Each HTTP request
+// of GDAL has its own deadline too (storage.GDALConfig); this one bounds a
+// scene as a whole, retries included, and also frees the worker from a
+// local read that never returns.
+const DefaultSceneTimeout = 10 * time.Minute
+
+// DefaultMaxCellScenes is the default Options.MaxCellScenes: 4 million cell
+// × scene pairs, about 4.4 GB at the 1.1 KB per pair measured for a whole
+// run (observations, analysis, rows). A 50,000 ha talhão at 5 ha cells
+// over three years of Sentinel-2 (about 1.1 million pairs) passes; a
+// 987,000 ha one (21.7 million) is refused.
+const DefaultMaxCellScenes = 4_000_000
 
 // cloudConfig is the GDAL configuration Sample passes to every open and
 // read of a /vsis3/ or /vsicurl/ path: no directory listing on open, a VSI
@@ -102,6 +126,9 @@ type Stats struct {
 	Masked   map[MaskReason]int
 	Problems []Problem
 	Gaps     map[string]Gap // by field id
+	// Refused holds, by field id, the talhões left unread because their
+	// cells × scenes exceed Options.MaxCellScenes, with the reason.
+	Refused map[string]string
 }
 
 func (s *Stats) skip(reason SkipReason, n int) {
@@ -125,7 +152,11 @@ type sceneJob struct {
 // by scene: each asset is opened once for all cells, only blocks holding
 // cells are read, and the QA asset is read first so reflectance is read
 // only for clear cells. Scenes or cells that cannot be read are skipped and
-// counted in Stats with their reason; they never stop the run. Same-date
+// counted in Stats with their reason; they never stop the run. A cell a
+// scene does not cover gets no observation, only a count. Each scene has a
+// deadline (Options.SceneTimeout) and ctx reaches blocked reads (runScene);
+// a talhão over Options.MaxCellScenes is refused unread (Stats.Refused).
+// Same-date
 // observations of one cell and collection (overlapping tiles) collapse to
 // one, preferring valid values, then the smaller item id. The result is
 // sorted by field, cell, date and collection. The error is non-nil only
@@ -136,8 +167,9 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 	if cat == nil {
 		return nil, st, nil
 	}
-	jobs := groupByScene(cat, grids, o.From, o.To)
+	jobs, refused := groupByScene(cat, grids, o.From, o.To, o.maxCellScenes())
 	st.Scenes = len(jobs)
+	st.Refused = refused
 	results := sampleScenes(ctx, jobs, grids, o, cat.allow)
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sample series: %w", err)
@@ -161,14 +193,37 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 	return all, st, nil
 }
 
+func (o Options) maxCellScenes() int {
+	if o.MaxCellScenes == 0 {
+		return DefaultMaxCellScenes
+	}
+	return o.MaxCellScenes
+}
+
+func (o Options) sceneTimeout() time.Duration {
+	if o.SceneTimeout <= 0 {
+		return DefaultSceneTimeout
+	}
+	return o.SceneTimeout
+}
+
 // groupByScene turns the items each talhão selects into one job per scene
-// holding every cell it covers, in the order the talhões select them.
-func groupByScene(cat *Catalog, grids []grid.Grid, from, to time.Time) []*sceneJob {
+// holding every cell it covers, in the order the talhões select them. A
+// talhão whose cells × scenes exceed limit (when limit > 0) is left out and
+// returned in refused with the reason.
+func groupByScene(cat *Catalog, grids []grid.Grid, from, to time.Time, limit int) (jobs []*sceneJob, refused map[string]string) {
 	jobIdx := map[*Item]int{}
-	var jobs []*sceneJob
 	for gi := range grids {
 		g := &grids[gi]
-		for _, it := range cat.Select(g.Field, from, to) {
+		sel := cat.Select(g.Field, from, to)
+		if n := len(g.Cells) * len(sel); limit > 0 && n > limit {
+			if refused == nil {
+				refused = map[string]string{}
+			}
+			refused[g.Field.ID] = fmt.Sprintf("talhão too large for the memory budget: %d cells × %d scenes = %d cell-scene pairs, over the cap of %d (series.Options.MaxCellScenes); split it or raise the cap", len(g.Cells), len(sel), n, limit)
+			continue
+		}
+		for _, it := range sel {
 			j, ok := jobIdx[it]
 			if !ok {
 				j = len(jobs)
@@ -180,7 +235,7 @@ func groupByScene(cat *Catalog, grids []grid.Grid, from, to time.Time) []*sceneJ
 			}
 		}
 	}
-	return jobs
+	return jobs, refused
 }
 
 // sceneResult is what one scene gave.
@@ -193,7 +248,7 @@ type sceneResult struct {
 // their results in the order of jobs. Each running scene holds one reader
 // (buffers and PROJ transforms are not shared). Once ctx is cancelled no
 // further scene starts.
-func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Options, allow []string) []sceneResult {
+func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Options, allow []hrefRule) []sceneResult {
 	profiles := Profiles()
 	for k, p := range o.Profiles {
 		profiles[k] = p
@@ -217,9 +272,17 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 		}
 		g.Go(func() error {
 			r := <-free
-			defer func() { free <- r }()
-			obs, ss := r.scene(ctx, job, grids, profiles)
-			results[j] = sceneResult{obs, ss}
+			res, abandoned := runScene(ctx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
+				obs, ss := r.scene(sctx, job, grids, profiles)
+				return sceneResult{obs, ss}
+			}, r.close)
+			if abandoned {
+				// r stays with the blocked read, which closes it when GDAL
+				// returns; this worker goes on with a fresh reader.
+				r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
+			}
+			free <- r
+			results[j] = res
 			return nil
 		})
 	}
@@ -373,7 +436,7 @@ type reader struct {
 	// GDAL options for /vsis3/ and /vsicurl/ paths, and for local files
 	// (where a VSI cache would only add a copy).
 	cloudCfg, localCfg []string
-	allow              []string
+	allow              []hrefRule
 	buf                []float64
 	u8                 []uint8
 	u16                []uint16
@@ -544,7 +607,7 @@ func profileWants(p *Profile) []want {
 // resolveRoles finds the asset of each role of the profile in the item and
 // the path GDAL opens it by. qa is nil when the profile has no QA asset or
 // an optional one the item lacks.
-func resolveRoles(it *Item, p *Profile, allow []string) (roles []*role, qa *role, skip *sceneSkip) {
+func resolveRoles(it *Item, p *Profile, allow []hrefRule) (roles []*role, qa *role, skip *sceneSkip) {
 	for _, w := range profileWants(p) {
 		k, a, ok := firstKey(it, w.keys)
 		if !ok {
@@ -679,29 +742,35 @@ func outsideScene(roles []*role, n int) []MaskReason {
 	return mask
 }
 
-// indices computes the observation of each cell from the bands read, and
-// counts the cells outside the scene.
+// indices computes the observation of each cell the scene covers from the
+// bands read; cells outside the scene get no observation and are counted
+// (SkipOutsideScene).
 func indices(it *Item, p *Profile, roles []*role, mask []MaskReason, cells []cellRef, grids []grid.Grid, ss *sceneStats) []Obs {
 	date := zarc.Day(it.Datetime)
-	obs := make([]Obs, len(cells))
+	obs := make([]Obs, 0, len(cells))
 	nan := float32(math.NaN())
 	for i, c := range cells {
+		if mask[i] == MaskedOutsideScene {
+			// No row: a scene that does not cover a cell says nothing
+			// about it, and large talhões would hold mostly such rows.
+			ss.count(SkipOutsideScene, 1)
+			continue
+		}
 		cell := &grids[c.g].Cells[c.c]
 		ob := Obs{FieldID: grids[c.g].Field.ID, CellID: cell.ID, Date: date, Collection: it.Collection, ItemID: it.ID, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan, Mask: mask[i]}
 		if ob.Mask == "" {
 			compute(p, roles, i, &ob)
 		}
-		if ob.Mask == MaskedOutsideScene {
-			ss.count(SkipOutsideScene, 1)
-		}
-		obs[i] = ob
+		obs = append(obs, ob)
 	}
 	return obs
 }
 
-// readReason is the skip reason of a failed read.
+// readReason is the skip reason of a failed read: cancelled when the run
+// was, unreadable otherwise (a scene deadline included: TransientReads
+// counts that one as transient).
 func readReason(ctx context.Context) SkipReason {
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return SkipCancelled
 	}
 	return SkipUnreadable
@@ -822,14 +891,24 @@ func normDiff(p *Profile, ra, rb *role, i int) (float64, MaskReason) {
 	return (a - b) / den, ""
 }
 
+// openDrivers are the only GDAL drivers an asset is opened with: a
+// Cloud-Optimized GeoTIFF is read by GTiff. A VRT, or any other format that
+// names further files or URLs, is not opened at all, so a catalog cannot
+// make GDAL fetch what such a file names (docs/security.md).
+var openDrivers = []string{"GTiff"}
+
 func (r *reader) open(path string) (*openDS, SkipReason, error) {
 	cfg := r.localCfg
 	if strings.HasPrefix(path, "/vsi") {
 		cfg = r.cloudCfg
 	}
-	ds, err := godal.Open(path, godal.RasterOnly(), godal.ConfigOption(cfg...))
+	ds, err := godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...))
 	if err != nil {
 		return nil, SkipUnreadable, fmt.Errorf("open %s: %w", path, err)
+	}
+	if d := ds.Driver().ShortName(); !slices.Contains(openDrivers, d) {
+		ds.Close()
+		return nil, SkipBadHref, fmt.Errorf("open %s: driver %s is not accepted for catalog assets: %w", path, d, errBadHref)
 	}
 	f := &openDS{ds: ds, wkt: ds.Projection(), cfg: cfg}
 	if f.wkt == "" {

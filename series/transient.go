@@ -15,7 +15,7 @@ var transientMarks = []string{
 	"HTTP error code: 5", "HTTP error code: 429", "response_code=5", "response_code=429",
 	"Retrying again", "Connection reset", "Connection timed out", "Operation timed out",
 	"Couldn't connect", "Empty reply", "Recv failure", "Send failure", "connection refused",
-	"SlowDown", "curl error",
+	"SlowDown", "curl error", "deadline exceeded",
 }
 
 // remoteRaster finds the remote raster a read problem names.

@@ -1,0 +1,204 @@
+package series
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/manejo/manejo/storage"
+)
+
+// The trust rule for asset hrefs (docs/security.md). A catalog is data
+// written by someone else: its hrefs decide which files and URLs the worker
+// opens with its own credentials. So every href is parsed and normalized
+// before it is matched or opened, and it is opened by the normalized name
+// it was matched by:
+//
+//   - local paths (plain or file://) are made absolute, cleaned of "." and
+//     "..", and their symlinks resolved; only regular files are opened (a
+//     FIFO or device would block the read forever);
+//   - s3:// and https:// URLs are parsed: userinfo, encoded dots or slashes
+//     and backslashes are refused, the path is cleaned, scheme and host are
+//     lowercased and a default port dropped; other schemes and GDAL /vsi…
+//     paths are refused;
+//   - a rule (an allowed prefix) admits an href of the same scheme and host
+//     (bucket, host:port) whose path is the rule's path or lies below it,
+//     compared by whole path segments: "/data/a" admits "/data/a/x.tif",
+//     never "/data/a-evil/x.tif";
+//   - with no --allow-href-prefix, the rule is the catalog's own place: the
+//     folder holding a local catalog (or the catalog folder itself), the
+//     bucket of an s3:// catalog, the host of an https:// catalog.
+//
+// GDAL indirections are refused at open (see openDrivers): an asset is read
+// by the GeoTIFF driver only, so a VRT (or any format naming other files or
+// URLs) in an allowed folder cannot make GDAL fetch what it names.
+
+// hrefRule is a normalized location: a scheme ("file", "s3", "https"), a
+// host ("" for files; the bucket for s3) and a cleaned absolute path.
+type hrefRule struct {
+	scheme, host, path string
+}
+
+func (r hrefRule) String() string {
+	if r.scheme == "file" {
+		return r.path
+	}
+	return r.scheme + "://" + r.host + r.path
+}
+
+// admits reports whether h lies at or below r, by whole path segments.
+func (r hrefRule) admits(h hrefRule) bool {
+	if r.scheme != h.scheme || r.host != h.host {
+		return false
+	}
+	p := strings.TrimSuffix(r.path, "/")
+	return p == "" || h.path == p || strings.HasPrefix(h.path, p+"/")
+}
+
+// parseRules normalizes the --allow-href-prefix values.
+func parseRules(prefixes []string) ([]hrefRule, error) {
+	var rules []hrefRule
+	for _, p := range prefixes {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		r, err := normalizeHref(p)
+		if err != nil {
+			return nil, fmt.Errorf("allowed href prefix %q: %w", p, err)
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+// catalogRule is the default rule of a catalog read from src: the folder of
+// a local catalog file (the folder itself for a folder of items), the bucket
+// of an s3:// catalog, the host of an https:// one.
+func catalogRule(src string, isDir bool) (hrefRule, error) {
+	r, err := normalizeHref(src)
+	if err != nil {
+		return hrefRule{}, err
+	}
+	switch {
+	case r.scheme != "file":
+		r.path = "/"
+	case !isDir:
+		r.path = filepath.Dir(r.path)
+	}
+	return r, nil
+}
+
+// normalizeHref parses and normalizes a resolved href (or a prefix).
+func normalizeHref(href string) (hrefRule, error) {
+	switch {
+	case href == "":
+		return hrefRule{}, errors.New("empty href")
+	case strings.ContainsAny(href, "\x00\\"):
+		return hrefRule{}, errors.New("NUL or backslash in href")
+	case strings.HasPrefix(href, "/vsi"):
+		return hrefRule{}, errors.New("GDAL virtual paths are not accepted as hrefs")
+	case strings.HasPrefix(strings.ToLower(href), "file:"):
+		u, err := url.Parse(href)
+		if err != nil {
+			return hrefRule{}, err
+		}
+		if u.User != nil || (u.Host != "" && u.Host != "localhost") || u.Path == "" {
+			return hrefRule{}, errors.New("file:// URL with a host or without a path")
+		}
+		return localRule(u.Path)
+	case isURL(href):
+		return urlRule(href)
+	}
+	return localRule(href)
+}
+
+// localRule is the cleaned absolute path of a local file with its symlinks
+// resolved (those of its folder when the file does not exist).
+func localRule(p string) (hrefRule, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return hrefRule{}, err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
+	}
+	return hrefRule{scheme: "file", path: abs}, nil
+}
+
+// urlRule normalizes an s3:// or https:// URL.
+func urlRule(href string) (hrefRule, error) {
+	low := strings.ToLower(href)
+	if strings.Contains(low, "%2e") || strings.Contains(low, "%2f") || strings.Contains(low, "%5c") {
+		return hrefRule{}, errors.New("encoded dot, slash or backslash in URL")
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return hrefRule{}, err
+	}
+	if u.User != nil {
+		return hrefRule{}, errors.New("userinfo in URL")
+	}
+	r := hrefRule{scheme: strings.ToLower(u.Scheme), host: strings.ToLower(u.Host)}
+	switch r.scheme {
+	case "s3":
+	case "https":
+		if h, port, err := net.SplitHostPort(r.host); err == nil && port == "443" {
+			r.host = h
+		}
+	default:
+		return hrefRule{}, fmt.Errorf("scheme %q is not file, s3 or https", u.Scheme)
+	}
+	if r.host == "" {
+		return hrefRule{}, errors.New("URL without host or bucket")
+	}
+	r.path = path.Clean("/" + u.Path)
+	return r, nil
+}
+
+// gdalPath maps a resolved href to the name GDAL opens, or an error
+// wrapping errBadHref: the href must normalize, lie under one of the rules,
+// and, when local, be a regular file. The name opened is the normalized
+// one, so what is read is what was checked.
+func gdalPath(href string, rules []hrefRule) (string, error) {
+	h, err := normalizeHref(href)
+	if err != nil {
+		return "", fmt.Errorf("href %q: %v: %w", href, err, errBadHref)
+	}
+	ok := false
+	for _, r := range rules {
+		if r.admits(h) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		as := ""
+		if h.String() != href {
+			as = " (as " + h.String() + ")"
+		}
+		return "", fmt.Errorf("href %s%s outside the allowed prefixes %v: %w", href, as, rules, errBadHref)
+	}
+	if h.scheme != "file" {
+		loc := h.String()
+		if u, err := url.Parse(href); err == nil && u.RawQuery != "" && h.scheme == "https" {
+			loc += "?" + u.RawQuery // signed URLs carry their signature in the query
+		}
+		return storage.GDALPath(loc), nil
+	}
+	st, err := os.Stat(h.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return h.path, nil // GDAL's open fails: unreadable, as any missing file
+	}
+	if err == nil && !st.Mode().IsRegular() {
+		return "", fmt.Errorf("href %s: not a regular file (%s): %w", href, st.Mode().Type(), errBadHref)
+	}
+	return h.path, nil
+}
