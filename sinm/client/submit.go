@@ -66,19 +66,26 @@ type SubmitOptions struct {
 // Submit validates every payload against the schema, then sends what the
 // ledger says is new, changed or unresolved, with opt.Concurrency workers.
 // Each request is preceded by an intent record and followed by a result
-// record in the ledger. A 403 stops the run (ErrForbidden); a cancelled
-// ctx stops it too, leaving the intents of requests in flight open.
+// record in the ledger. A 403 stops the run (ErrForbidden: requests in
+// flight finish, no new one starts); a cancelled ctx stops it too, leaving
+// the intents of requests in flight open.
 func Submit(ctx context.Context, c *Client, led *Ledger, items []Item, opt SubmitOptions) ([]Outcome, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
 	out := make([]Outcome, len(items))
-	var mu sync.Mutex
-	report := func(i int, o Outcome) {
+	var (
+		mu      sync.Mutex
+		stopErr error
+	)
+	stop := make(chan struct{}) // closed on a 403: no new request starts, those in flight finish
+	finish := func(i int, o Outcome, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		out[i] = o
 		if opt.Report != nil {
 			opt.Report(o)
+		}
+		if errors.Is(err, ErrForbidden) && stopErr == nil {
+			stopErr = err
+			close(stop)
 		}
 	}
 	jobs := make(chan int)
@@ -86,11 +93,13 @@ func Submit(ctx context.Context, c *Client, led *Ledger, items []Item, opt Submi
 	for range max(opt.Concurrency, 1) {
 		wg.Go(func() {
 			for i := range jobs {
-				o, err := deliver(ctx, c, led, items[i], opt)
-				if errors.Is(err, ErrForbidden) {
-					cancel(err)
+				select {
+				case <-stop:
+					continue // not started: the next submit sends it
+				default:
 				}
-				report(i, o)
+				o, err := deliver(ctx, c, led, items[i], opt)
+				finish(i, o, err)
 			}
 		})
 	}
@@ -98,16 +107,18 @@ feed:
 	for i := range items {
 		select {
 		case jobs <- i:
+		case <-stop:
+			break feed
 		case <-ctx.Done():
 			break feed
 		}
 	}
 	close(jobs)
 	wg.Wait()
-	if err := context.Cause(ctx); err != nil {
-		return out, err
+	if stopErr != nil {
+		return out, stopErr
 	}
-	return out, nil
+	return out, ctx.Err()
 }
 
 // plan decides what to do with it from the ledger.
