@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sinm"
@@ -180,5 +183,59 @@ func TestSINMStatus(t *testing.T) {
 	}
 	if strings.Contains(got+stderr.String(), "KEY-AAAA-0001-secret") || strings.Contains(got+stderr.String(), "the-secret") {
 		t.Error("status output shows a key or the secret")
+	}
+}
+
+// TestSINMSubmitHelperProcess is the child of TestSINMSubmitKilled: it runs
+// 'manejo sinm submit' with the arguments in MANEJO_SUBMIT_ARGS and is
+// killed mid-way by its parent.
+func TestSINMSubmitHelperProcess(t *testing.T) {
+	args := os.Getenv("MANEJO_SUBMIT_ARGS")
+	if args == "" {
+		t.Skip("helper process only")
+	}
+	runMain(context.Background(), strings.Split(args, "\x1f"), io.Discard, io.Discard)
+}
+
+// TestSINMSubmitKilled kills a submitting process (SIGKILL) while SINM
+// holds one of its POSTs, then submits again: every talhão ends delivered
+// exactly once.
+func TestSINMSubmitKilled(t *testing.T) {
+	dir, keys := sinmOutput(t)
+	fake := clienttest.New("11222333000181", "the-secret")
+	defer fake.Close()
+	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
+	held := fake.Hold("KEY-BBBB-0002-secret")
+	args := []string{"sinm", "submit", "--in", dir, "--keys", keys, "--api-url", fake.URL, "--token-url", fake.TokenURL(), "--concurrency", "1", "--rate", "0"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSINMSubmitHelperProcess$")
+	cmd.Env = append(os.Environ(), "MANEJO_SUBMIT_ARGS="+strings.Join(args, "\x1f"), "SINM_CLIENT_ID=11222333000181", "SINM_CLIENT_SECRET=the-secret")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the child never POSTed B")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if n := len(fake.Stored("KEY-AAAA-0001-secret")); n != 1 {
+		t.Fatalf("before the kill A was stored %d times", n)
+	}
+
+	t.Setenv("SINM_CLIENT_ID", "11222333000181")
+	t.Setenv("SINM_CLIENT_SECRET", "the-secret")
+	var stdout, stderr bytes.Buffer
+	runMain(context.Background(), args, &stdout, &stderr)
+	for _, want := range []string{"A key KEY-…: unchanged", "B key KEY-…: POST (resend) 201", "recovered 1"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("restart output lacks %q:\n%s%s", want, stdout.String(), stderr.String())
+		}
+	}
+	for _, k := range []string{"KEY-AAAA-0001-secret", "KEY-BBBB-0002-secret"} {
+		if n := len(fake.Stored(k)); n != 1 {
+			t.Errorf("%s stored %d times, want 1", k, n)
+		}
 	}
 }
