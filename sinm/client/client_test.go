@@ -336,3 +336,46 @@ func assertNoSecrets(t *testing.T, r *rig, out []client.Outcome, err error) {
 		}
 	}
 }
+
+func TestServerErrorsExhaustRetriesThenNextRunSends(t *testing.T) {
+	r := newRig(t, key(1))
+	r.c.MaxAttempts = 3
+	r.fake.Fail(key(1), clienttest.Reply{Code: 500}, clienttest.Reply{Code: 502}, clienttest.Reply{Code: 503, RetryAfter: "7"})
+	items := []client.Item{{FieldID: "A", Key: key(1), Payload: payload(t, 4)}}
+	out, err := r.submit(t, context.Background(), items, client.SubmitOptions{})
+	if err != nil || out[0].Code != 503 || client.Summarise(out)["failed"] != 1 || !strings.Contains(out[0].Errors[0], "gave up after 3 attempts") {
+		t.Fatalf("first run: %+v %v", out[0], err)
+	}
+	if fmt.Sprint(r.waits) != "[1s 2s]" {
+		t.Errorf("waits %v, want [1s 2s] (no wait after the last attempt)", r.waits)
+	}
+	out, _ = r.submit(t, context.Background(), items, client.SubmitOptions{})
+	if out[0].Action != client.ActionNew || out[0].Code != 201 || len(r.fake.Stored(key(1))) != 1 {
+		t.Errorf("second run: %+v", out[0])
+	}
+}
+
+func TestDryRunSendsNothingAndValidates(t *testing.T) {
+	r := newRig(t, key(1), key(2))
+	bad := strings.Replace(string(payload(t, 4)), `"declividadeMedia":4`, `"declividadeMedia":400`, 1)
+	items := []client.Item{{FieldID: "A", Key: key(1), Payload: payload(t, 4)}, {FieldID: "B", Key: key(2), Payload: []byte(bad)}}
+	led, err := client.ReadLedger(r.ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.Submit(context.Background(), nil, led, items, client.SubmitOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byField(out)
+	if !got["A"].Planned || got["A"].Method != "POST" || got["A"].Counts.Indices != 2 || got["B"].Action != client.ActionInvalid ||
+		len(got["B"].Errors) == 0 || !strings.HasPrefix(got["B"].Errors[0], "$.declividadeMedia") {
+		t.Errorf("dry run: %+v", out)
+	}
+	if r.fake.Count("TOKEN")+r.fake.Count("POST") != 0 {
+		t.Error("dry run used the network")
+	}
+	if _, err := os.Stat(r.ledger); err == nil {
+		t.Error("dry run wrote the ledger")
+	}
+}
