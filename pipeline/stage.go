@@ -173,6 +173,7 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	}
 	sum.Timings["series"] = time.Since(t0).Seconds()
 	sum.addSeriesStats(st)
+	grids = dropRefused(grids, st.Refused, &sum)
 
 	t0 = time.Now()
 	outs := s.analyseAll(ctx, grids, obs, st.Gaps)
