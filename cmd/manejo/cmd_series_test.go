@@ -26,7 +26,9 @@ func TestSeriesCommand(t *testing.T) {
 	}
 	out := filepath.Join(dir, "obs.parquet")
 	rep := filepath.Join(dir, "report.json")
-	code, _, stderr := runCLI(t, "series", "--fields", fields, "--catalog", catalog, "--out", out, "--report", rep, "--allow-missing-qa", "--workers", "2")
+	code, _, stderr := runCLI(t, "series", "--fields", fields, "--catalog", catalog, "--out", out, "--report", rep, "--allow-missing-qa", "--workers", "2",
+		// The catalog names files outside its folder: allowed explicitly.
+		"--allow-href-prefix", "../../testdata/realdata/")
 	if code != exitOK {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
 	}
