@@ -18,7 +18,7 @@ import (
 
 // Row is the set of row types export writes, one per dataset.
 type Row interface {
-	CellRow | ObsRow | EventRow | SeasonRow | CellCoverRow | CycleRow | IndicatorRow | ClassificationRow | SINMResultRow
+	CellRow | ObsRow | EventRow | SeasonRow | CellCoverRow | CycleRow | IndicatorRow | ClassificationRow | SINMResultRow | SINMSubmissionRow
 }
 
 // Dataset describes one Parquet dataset of the output directory.
@@ -53,10 +53,12 @@ var (
 		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[ClassificationRow]()}
 	SINMResults = Dataset{Name: "sinm_results", Title: "one row per delivered talhão: SINM's level and racional beside the preview (manejo sinm status)",
 		SortedBy: []string{"field_id"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[SINMResultRow]()}
+	SINMSubmissions = Dataset{Name: "sinm_submissions", Title: "one row per record of the submissions ledger sinm/submissions.jsonl (manejo sinm submit)",
+		SortedBy: []string{"field_id", "time"}, RowGroupRows: 1 << 20, rowType: reflect.TypeFor[SINMSubmissionRow]()}
 )
 
 // Datasets lists every dataset in documentation order.
-var Datasets = []Dataset{Cells, Observations, Events, Seasons, CellCover, Cycles, Indicators, Classification, SINMResults}
+var Datasets = []Dataset{Cells, Observations, Events, Seasons, CellCover, Cycles, Indicators, Classification, SINMResults, SINMSubmissions}
 
 // DatasetOf returns the descriptor of the dataset whose rows are T.
 func DatasetOf[T Row]() Dataset {
@@ -99,6 +101,8 @@ func compareFunc[T Row]() func(a, b T) int {
 		f = compareClassifications
 	case SINMResultRow:
 		f = compareSINMResults
+	case SINMSubmissionRow:
+		f = compareSINMSubmissions
 	}
 	return f.(func(a, b T) int)
 }

@@ -196,6 +196,27 @@ type SINMResultRow struct {
 	Error          string   `parquet:"error" doc:"why the classification could not be read; empty otherwise"`
 }
 
+// SINMSubmissionRow is one record of the submissions ledger
+// (sinm/submissions.jsonl, written by manejo sinm submit), as a table for
+// analysts (sinm_submissions.parquet): an intent before each request, its
+// result after.
+type SINMSubmissionRow struct {
+	FieldID       string   `parquet:"field_id" doc:"talhão id"`
+	Time          string   `parquet:"time" doc:"when the record was written, RFC 3339 UTC"`
+	Op            string   `parquet:"op,dict" doc:"intent (written before the request) or result (after the answer)"`
+	ID            string   `parquet:"id" doc:"links an intent with its result"`
+	Key           string   `parquet:"key" doc:"classification key, first characters only"`
+	KeySHA256     string   `parquet:"key_sha256" doc:"sha256 of the key, to recognise it"`
+	PayloadSHA256 string   `parquet:"payload_sha256" doc:"sha256 of the payload bytes sent"`
+	Bytes         int64    `parquet:"bytes" unit:"bytes" doc:"payload size"`
+	Method        string   `parquet:"method,dict" doc:"POST or PUT"`
+	ReplacesUUID  string   `parquet:"replaces_uuid" doc:"the submission a PUT or a later POST replaces; empty otherwise"`
+	Recovered     bool     `parquet:"recovered" doc:"sent again after an intent without result (an interrupted run)"`
+	Code          int32    `parquet:"code" doc:"HTTP status of the final answer; 0 for an intent or no answer"`
+	UUID          string   `parquet:"uuid" doc:"uuid SINM gave the submission"`
+	Errors        []string `parquet:"errors,list" doc:"SINM's messages (Problem Details), scrubbed of CPF/CNPJ digits"`
+}
+
 // Statuses of an IndicatorRow.
 const (
 	StatusOK      = "ok"
@@ -245,3 +266,7 @@ func compareIndicators(a, b IndicatorRow) int { return cmp.Compare(a.FieldID, b.
 func compareClassifications(a, b ClassificationRow) int { return cmp.Compare(a.FieldID, b.FieldID) }
 
 func compareSINMResults(a, b SINMResultRow) int { return cmp.Compare(a.FieldID, b.FieldID) }
+
+func compareSINMSubmissions(a, b SINMSubmissionRow) int {
+	return cmp.Or(cmp.Compare(a.FieldID, b.FieldID), cmp.Compare(a.Time, b.Time))
+}

@@ -102,12 +102,12 @@ func duckType(t string) string {
 }
 
 // runDatasets are the datasets `manejo run` writes (classification.parquet
-// comes from `manejo classify`, sinm_results.parquet from `manejo sinm
-// status`, later steps).
+// comes from `manejo classify`, sinm_results.parquet and
+// sinm_submissions.parquet from `manejo sinm`, later steps).
 func runDatasets() []export.Dataset {
 	var out []export.Dataset
 	for _, d := range export.Datasets {
-		if d.Name != export.Classification.Name && d.Name != export.SINMResults.Name {
+		if d.Name != export.Classification.Name && d.Name != export.SINMResults.Name && d.Name != export.SINMSubmissions.Name {
 			out = append(out, d)
 		}
 	}
