@@ -55,7 +55,7 @@ func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	if err := writeSINMResults(ctx, f.in, rows); err != nil {
+	if err := writeDataset(ctx, f.in, export.SINMResults, rows); err != nil {
 		return err
 	}
 	return statusReport(stdout, rows)
@@ -79,13 +79,14 @@ func readPreview(ctx context.Context, dir string, stderr io.Writer) ([]export.Cl
 	return rows, nil
 }
 
-// writeSINMResults writes sinm_results.parquet into the output folder.
-func writeSINMResults(ctx context.Context, dir string, rows []export.SINMResultRow) error {
+// writeDataset writes the rows of ds as one Parquet file into the output
+// folder.
+func writeDataset[T export.Row](ctx context.Context, dir string, ds export.Dataset, rows []T) error {
 	var buf bytes.Buffer
 	if err := export.Write(&buf, rows, export.Options{Version: version}); err != nil {
 		return err
 	}
-	loc := storage.Join(dir, export.SINMResults.File())
+	loc := storage.Join(dir, ds.File())
 	if err := storage.WriteFile(ctx, loc, buf.Bytes()); err != nil {
 		return fmt.Errorf("write %s: %w", loc, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sinm/client"
 	"github.com/manejo/manejo/storage"
 )
@@ -200,6 +201,11 @@ func runSINMSubmit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	opt := client.SubmitOptions{Concurrency: f.concurrency, DryRun: f.dryRun, HoldUnresolved: f.unresolved == "hold",
 		Report: func(o client.Outcome) { printOutcome(stdout, o, f.dryRun) }}
 	out, err := client.Submit(ctx, c, led, items, opt)
+	if !f.dryRun && ctx.Err() == nil {
+		if werr := writeDataset(ctx, f.in, export.SINMSubmissions, led.Rows()); werr != nil {
+			fmt.Fprintf(stderr, "manejo sinm: %v\n", werr)
+		}
+	}
 	return submitSummary(stdout, c, out, len(missing), err)
 }
 

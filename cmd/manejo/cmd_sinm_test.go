@@ -128,6 +128,10 @@ func TestSINMSubmit(t *testing.T) {
 	if fake.Count("POST") != 3 || !strings.Contains(stdout.String(), "unchanged 2") {
 		t.Errorf("second submit: exit %d, %d POSTs\n%s", code, fake.Count("POST"), stdout.String())
 	}
+	subs, err := export.ReadDataset[export.SINMSubmissionRow](os.DirFS(dir))
+	if err != nil || len(subs) != 4 || subs[0].FieldID != "A" || subs[0].Op != "intent" || subs[1].Code != 201 {
+		t.Errorf("sinm_submissions.parquet: %+v %v", subs, err)
+	}
 	ledger, _ := os.ReadFile(filepath.Join(dir, "sinm", "submissions.jsonl"))
 	all.Write(ledger)
 	for _, s := range []string{"the-secret", "11222333000181", "52998224725", "11444777000161", "KEY-AAAA-0001-secret", "KEY-BBBB-0002-secret", "KEY-DDDD-0004-secret"} {

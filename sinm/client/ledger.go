@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/manejo/manejo/export"
 )
 
 // LedgerName is the ledger's path in an output folder.
@@ -62,6 +64,7 @@ type Ledger struct {
 	f       *os.File
 	state   map[string]*FieldState
 	intents map[string]Record // open intents by id
+	records []Record          // every record, in file order
 	Skipped int               // unreadable lines (a line cut by a kill)
 }
 
@@ -136,6 +139,7 @@ func (l *Ledger) Close() error {
 
 // apply folds one record into the state.
 func (l *Ledger) apply(r Record) {
+	l.records = append(l.records, r)
 	st := l.state[r.FieldID]
 	if st == nil {
 		st = &FieldState{}
@@ -183,7 +187,7 @@ func (l *Ledger) Fields() []string {
 // record that Append returned for survives a kill.
 func (l *Ledger) Append(r Record) error {
 	if r.Time.IsZero() {
-		r.Time = time.Now().UTC()
+		r.Time = time.Now().UTC().Round(time.Microsecond)
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -209,4 +213,18 @@ func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// Rows returns every record as rows of sinm_submissions.parquet, sorted by
+// field and time.
+func (l *Ledger) Rows() []export.SINMSubmissionRow {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]export.SINMSubmissionRow, len(l.records))
+	for i, r := range l.records {
+		out[i] = export.SINMSubmissionRow{FieldID: r.FieldID, Time: r.Time.UTC().Format(time.RFC3339Nano), Op: r.Op, ID: r.ID,
+			Key: r.KeyPrefix, KeySHA256: r.KeySHA256, PayloadSHA256: r.PayloadSHA256, Bytes: int64(r.Bytes), Method: r.Method,
+			ReplacesUUID: r.ReplacesUUID, Recovered: r.Recovered, Code: int32(r.Code), UUID: r.UUID, Errors: r.Errors}
+	}
+	return export.Sorted(out)
 }
