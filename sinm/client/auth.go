@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,10 @@ var Environments = map[string]Environment{
 		APIURL:   "https://www.zarcnm.cnptia.embrapa.br",
 	},
 }
+
+// ErrCredentials is Keycloak refusing the client (a 4xx from the token
+// endpoint: wrong id or secret, client disabled). It stops a run.
+var ErrCredentials = errors.New("sinm: Keycloak refused the client credentials")
 
 // Credentials are the operator's Keycloak client: the company CNPJ digits
 // and the client secret. String hides both.
@@ -106,7 +111,7 @@ func (t *Tokens) Invalidate(token string) {
 // fetch runs the client_credentials grant (no scope).
 func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 	if t.Creds.ClientID == "" || t.Creds.Secret == "" {
-		return "", 0, fmt.Errorf("sinm token: no credentials (set SINM_CLIENT_ID and SINM_CLIENT_SECRET)")
+		return "", 0, fmt.Errorf("%w: none given (set SINM_CLIENT_ID and SINM_CLIENT_SECRET)", ErrCredentials)
 	}
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {t.Creds.ClientID}, "client_secret": {t.Creds.Secret}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, strings.NewReader(form.Encode()))
@@ -131,7 +136,11 @@ func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 			Description string `json:"error_description"`
 		}
 		_ = json.Unmarshal(body, &e)
-		return "", 0, fmt.Errorf("sinm token: Keycloak answered %d %s %s", resp.StatusCode, Scrub(e.Error), Scrub(e.Description))
+		err := fmt.Errorf("sinm token: Keycloak answered %d %s %s", resp.StatusCode, Scrub(e.Error), Scrub(e.Description))
+		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+			err = fmt.Errorf("%w: %w", ErrCredentials, err)
+		}
+		return "", 0, err
 	}
 	var tr struct {
 		AccessToken string `json:"access_token"`

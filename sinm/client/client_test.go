@@ -317,11 +317,15 @@ func TestHoldUnresolved(t *testing.T) {
 func TestBadCredentialsNameNoSecret(t *testing.T) {
 	r := newRig(t, key(1))
 	r.c.Tokens.Creds.Secret = "wrong-" + secret
-	out, _ := r.submit(t, context.Background(), []client.Item{{FieldID: "A", Key: key(1), Payload: payload(t, 4)}}, client.SubmitOptions{})
-	if len(out[0].Errors) == 0 || !strings.Contains(out[0].Errors[0], "unauthorized_client") {
-		t.Errorf("errors %q, want Keycloak's refusal", out[0].Errors)
+	items := []client.Item{{FieldID: "A", Key: key(1), Payload: payload(t, 4)}, {FieldID: "B", Key: key(2), Payload: payload(t, 4)}}
+	out, err := r.submit(t, context.Background(), items, client.SubmitOptions{})
+	if !errors.Is(err, client.ErrCredentials) || len(out[0].Errors) == 0 || !strings.Contains(out[0].Errors[0], "unauthorized_client") {
+		t.Errorf("err %v, errors %q, want Keycloak's refusal", err, out[0].Errors)
 	}
-	assertNoSecrets(t, r, out, nil)
+	if r.fake.Count("TOKEN") != 1 || len(r.waits) != 0 || out[1].FieldID != "" {
+		t.Errorf("%d token requests, waits %v, B %+v: refused credentials must stop the run at once", r.fake.Count("TOKEN"), r.waits, out[1])
+	}
+	assertNoSecrets(t, r, out, err)
 }
 
 // assertNoSecrets checks the log lines, outcomes, error and ledger for the

@@ -65,6 +65,8 @@ func (c *Client) request(ctx context.Context, method, path string, body []byte, 
 		}
 		d := wait
 		switch {
+		case errors.Is(err, ErrCredentials):
+			return Response{}, err
 		case err != nil:
 			last = Scrub(redactPath(err.Error(), key))
 		case resp.Code == http.StatusUnauthorized && !refreshed:

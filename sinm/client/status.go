@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -67,7 +66,7 @@ func readBack(ctx context.Context, c *Client, key string, row *export.SINMResult
 	resp, err := c.request(ctx, http.MethodGet, path, nil, key)
 	row.HTTPCode = int32(resp.Code)
 	switch {
-	case errors.Is(err, ErrForbidden) || ctx.Err() != nil:
+	case stops(err) || ctx.Err() != nil:
 		return nil, err
 	case err != nil:
 		row.Error = Scrub(err.Error())
@@ -83,7 +82,7 @@ func readBack(ctx context.Context, c *Client, key string, row *export.SINMResult
 	row.Level = levelOf(resp.Body)
 	resp, err = c.request(ctx, http.MethodGet, path+"/racional", nil, key)
 	switch {
-	case errors.Is(err, ErrForbidden) || ctx.Err() != nil:
+	case stops(err) || ctx.Err() != nil:
 		return nil, err
 	case err != nil:
 		row.Error = "racional: " + Scrub(err.Error())

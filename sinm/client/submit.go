@@ -66,8 +66,8 @@ type SubmitOptions struct {
 // Submit validates every payload against the schema, then sends what the
 // ledger says is new, changed or unresolved, with opt.Concurrency workers.
 // Each request is preceded by an intent record and followed by a result
-// record in the ledger. A 403 stops the run (ErrForbidden: requests in
-// flight finish, no new one starts); a cancelled ctx stops it too, leaving
+// record in the ledger. A 403 (ErrForbidden) or refused credentials
+// (ErrCredentials) stop the run: requests in flight finish, no new one starts; a cancelled ctx stops it too, leaving
 // the intents of requests in flight open.
 func Submit(ctx context.Context, c *Client, led *Ledger, items []Item, opt SubmitOptions) ([]Outcome, error) {
 	out := make([]Outcome, len(items))
@@ -83,7 +83,7 @@ func Submit(ctx context.Context, c *Client, led *Ledger, items []Item, opt Submi
 		if opt.Report != nil {
 			opt.Report(o)
 		}
-		if errors.Is(err, ErrForbidden) && stopErr == nil {
+		if stops(err) && stopErr == nil {
 			stopErr = err
 			close(stop)
 		}
@@ -191,7 +191,7 @@ func send(ctx context.Context, c *Client, led *Ledger, it Item, rec Record, o *O
 		path = "/api/v1/sensoriamentos-remotos/" + url.PathEscape(rec.ReplacesUUID)
 	}
 	resp, err := c.request(ctx, rec.Method, path, it.Payload, it.Key)
-	if ctx.Err() != nil && !errors.Is(err, ErrForbidden) {
+	if ctx.Err() != nil && !stops(err) {
 		o.Interrupted = true
 		o.Errors = append(o.Errors, "interrupted before SINM answered; the ledger keeps the intent")
 		return ctx.Err()
@@ -268,3 +268,7 @@ func Summarise(out []Outcome) map[string]int {
 	}
 	return m
 }
+
+// stops reports the errors that end a run: every further request would
+// fail the same way.
+func stops(err error) bool { return errors.Is(err, ErrForbidden) || errors.Is(err, ErrCredentials) }
