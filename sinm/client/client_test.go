@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -381,5 +382,26 @@ func TestDryRunSendsNothingAndValidates(t *testing.T) {
 	}
 	if _, err := os.Stat(r.ledger); err == nil {
 		t.Error("dry run wrote the ledger")
+	}
+}
+
+func TestKeysNeedingEscapesStayRedacted(t *testing.T) {
+	odd := "chave/com espaço?" + key(9)
+	r := newRig(t)
+	r.c.MaxAttempts = 2
+	r.fake.Fail(odd, clienttest.Reply{Reset: true}, clienttest.Reply{Reset: true})
+	out, _ := r.submit(t, context.Background(), []client.Item{{FieldID: "A", Key: odd, Payload: payload(t, 4)}}, client.SubmitOptions{})
+	if len(out[0].Errors) == 0 || !strings.Contains(out[0].Errors[0], "gave up") {
+		t.Errorf("resets: %+v", out[0])
+	}
+	out2, _ := r.submit(t, context.Background(), []client.Item{{FieldID: "A", Key: odd, Payload: payload(t, 4)}}, client.SubmitOptions{})
+	if out2[0].Code != 404 {
+		t.Errorf("unregistered key: %+v", out2[0])
+	}
+	text := fmt.Sprintf("%+v %+v %q", out, out2, r.logs)
+	for _, s := range []string{odd, url.PathEscape(odd), key(9)} {
+		if strings.Contains(text, s) {
+			t.Errorf("output contains the key as %q:\n%s", s, text)
+		}
 	}
 }

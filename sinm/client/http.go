@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -214,5 +215,6 @@ func redactPath(path, key string) string {
 	if key == "" {
 		return path
 	}
-	return strings.ReplaceAll(path, key, Redact(key))
+	path = strings.ReplaceAll(path, key, Redact(key))
+	return strings.ReplaceAll(path, url.PathEscape(key), Redact(key))
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,12 +140,17 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusForbidden, "Forbidden", "Access Denied", nil)
 		return
 	}
-	rest, found := strings.CutPrefix(r.URL.Path, "/api/v1/")
+	rest, found := strings.CutPrefix(r.URL.EscapedPath(), "/api/v1/")
 	if !found {
 		problem(w, http.StatusNotFound, "Not Found", "no such path", nil)
 		return
 	}
 	parts := strings.Split(rest, "/")
+	for i, p := range parts { // a key may hold escaped '/' or spaces
+		if u, err := url.PathUnescape(p); err == nil {
+			parts[i] = u
+		}
+	}
 	if f.scripted(w, parts) {
 		return
 	}
