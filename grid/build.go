@@ -98,6 +98,7 @@ func Build(f Field, o Options) (Grid, error) {
 		return g, err
 	}
 	l.markCut()
+	l.parts = newPartIndex(l)
 	if g.Cells, err = l.cells(f.ID); err != nil {
 		return g, err
 	}
@@ -109,7 +110,7 @@ func Build(f Field, o Options) (Grid, error) {
 		g.Cells = append(g.Cells, cell)
 		g.Flags = append(g.Flags, FlagFallbackCentre)
 	}
-	modis(&g, l.pm, l.tm, l.clear)
+	modis(&g, func(b orb.Bound) orb.MultiPolygon { return l.parts.near(l, b) }, l.tm, l.clear)
 	return g, nil
 }
 
@@ -122,7 +123,8 @@ type layout struct {
 	side, buf  float64          // cell side and edge buffer in grid-plane metres
 	gi0, gj1   int              // grid index of column 0 and of row 0
 	ncol, nrow int
-	cut        []bool // by row*ncol+col: the boundary touches the square
+	cut        []bool     // by row*ncol+col: the boundary touches the square
+	parts      *partIndex // nil: few parts, every query looks at all
 }
 
 // newLayout projects the talhão of g to the UTM zone of its centroid (g.EPSG
@@ -261,7 +263,8 @@ func (l *layout) cell(fieldID string, col, row int, centre orb.Point) (c Cell, o
 	isCut := l.cut[row*l.ncol+col]
 	dist := math.Inf(1)
 	if l.nearCut(col, row) || l.buf >= 1.5*l.side {
-		dist = boundaryDist(l.pm, centre)
+		r := math.Max(l.buf, l.side) // only edges this close matter
+		dist = boundaryDist(l.parts.near(l, orb.Bound{Min: orb.Point{centre[0] - r, centre[1] - r}, Max: orb.Point{centre[0] + r, centre[1] + r}}), centre)
 		if dist < l.buf || dist == 0 {
 			return Cell{}, false
 		}
@@ -284,6 +287,18 @@ func (l *layout) piece(clipper **geosClipper, fieldID, cellID string, col, row i
 	s := l.sq(col, row)
 	if !l.cut[row*l.ncol+col] {
 		return orb.Polygon{orb.Ring{s.Min, {s.Max[0], s.Min[1]}, s.Max, {s.Min[0], s.Max[1]}, s.Min}}, nil
+	}
+	if l.parts != nil { // many parts: clip against the few near the square
+		c, err := newGEOSClipper(l.parts.near(l, s))
+		if err != nil {
+			return nil, fmt.Errorf("talhão %s: %w", fieldID, err)
+		}
+		defer c.close()
+		p, err := c.clip(s, centre)
+		if err != nil {
+			return nil, fmt.Errorf("talhão %s: cell %s: %w", fieldID, cellID, err)
+		}
+		return p, nil
 	}
 	if *clipper == nil {
 		c, err := newGEOSClipper(l.pm)
@@ -334,7 +349,7 @@ func fallbackCell(f Field, pm orb.MultiPolygon, tm *tmProj, gi0, gj1 int, side f
 }
 
 // modis fills the MODIS fields of g (IN 6.4 I).
-func modis(g *Grid, pm orb.MultiPolygon, tm *tmProj, clear func(orb.Bound) bool) {
+func modis(g *Grid, near func(orb.Bound) orb.MultiPolygon, tm *tmProj, clear func(orb.Bound) bool) {
 	if !(g.AreaHa > LargeFieldHa) {
 		g.MODISReason = fmt.Sprintf("area %.2f ha is not over %g ha (IN 6.4 I)", g.AreaHa, LargeFieldHa)
 		return
@@ -360,8 +375,8 @@ func modis(g *Grid, pm orb.MultiPolygon, tm *tmProj, clear func(orb.Bound) bool)
 			g.MODISPoints++
 			continue
 		}
-		px := modisPixel(c.Centre)
-		if ringInside(pm, orb.Ring(projectRing(px, tm.forward))) {
+		pr := projectRing(modisPixel(c.Centre), tm.forward)
+		if ringInside(near(pr.Bound()), pr) {
 			g.Cells[i].MODIS = true
 			g.MODISPoints++
 		}

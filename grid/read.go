@@ -75,6 +75,9 @@ func Read(ctx context.Context, src string, o ReadOptions) ([]Field, []error) {
 	if o.IDField == "" {
 		o.IDField = DefaultIDField
 	}
+	if err := CheckIDField(o.IDField); err != nil {
+		return nil, []error{fmt.Errorf("read %s: %w: %w", src, ErrSource, err)}
+	}
 	path := storage.GDALPath(src)
 	var (
 		recs []record
@@ -96,6 +99,42 @@ func Read(ctx context.Context, src string, o ReadOptions) ([]Field, []error) {
 		return nil, []error{fmt.Errorf("read %s: %w: %w", src, ErrSource, err)}
 	}
 	return assemble(src, recs, o)
+}
+
+// ErrPersonalID reports a talhão id that is, or looks like, a CPF or CNPJ.
+// Ids go into payload file names, run.json, the Parquet datasets and logs,
+// where personal data must not (docs/grid.md): such an id is refused.
+var ErrPersonalID = errors.New("grid: talhão id is a CPF/CNPJ")
+
+// CheckIDField refuses an id property that holds CPF/CNPJ numbers: one of
+// the document properties Read takes (cpfProdutor, cnpjPropriedade, or
+// their Shapefile forms) or any name containing "cpf" or "cnpj". The CLI
+// calls it on --id-field (a usage error); Read calls it too.
+func CheckIDField(name string) error {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if strings.Contains(n, "cpf") || strings.Contains(n, "cnpj") {
+		return fmt.Errorf("%w: id field %q holds CPF/CNPJ numbers, personal data that would appear in file names, run.json and Parquet; choose another property as --id-field", ErrPersonalID, name)
+	}
+	return nil
+}
+
+// documentShaped reports whether id is written as a CPF (ddd.ddd.ddd-dd) or
+// a CNPJ (dd.ddd.ddd/dddd-dd): punctuated document numbers are refused as
+// ids whatever the property holding them. Bare digit strings are not, since
+// numeric ids are common.
+func documentShaped(id string) bool {
+	shape := func(pat string) bool {
+		if len(id) != len(pat) {
+			return false
+		}
+		for i := 0; i < len(pat); i++ {
+			if c := id[i]; (pat[i] == '9' && (c < '0' || c > '9')) || (pat[i] != '9' && c != pat[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return shape("999.999.999-99") || shape("99.999.999/9999-99")
 }
 
 // record is one feature before it becomes a Field.
@@ -298,6 +337,11 @@ func assemble(src string, recs []record, o ReadOptions) ([]Field, []error) {
 			fail(fmt.Errorf("no id (property %q)", o.IDField))
 			continue
 		}
+		if documentShaped(id) {
+			id = "" // never echoed
+			fail(fmt.Errorf("%w: the id (property %q) is written as a CPF or CNPJ; personal data must not name a talhão", ErrPersonalID, o.IDField))
+			continue
+		}
 		f := Field{ID: id, Source: src, Crop: zarc.Soja}
 		switch g := r.geom.(type) {
 		case orb.Polygon:
@@ -401,10 +445,10 @@ func setProps(f *Field, p map[string]any) error {
 		}
 	}
 	var err error
-	if f.CPFProdutor, err = textProp(p, "cpfProdutor"); err != nil {
+	if f.CPFProdutor, err = textProp(p, "cpfProdutor", 11); err != nil {
 		return err
 	}
-	if f.CNPJPropriedade, err = textProp(p, "cnpjPropriedade"); err != nil {
+	if f.CNPJPropriedade, err = textProp(p, "cnpjPropriedade", 14); err != nil {
 		return err
 	}
 	if f.PlantioContorno, err = flagProp(p, "plantioContorno"); err != nil {
@@ -418,16 +462,24 @@ func setProps(f *Field, p map[string]any) error {
 
 func isEmpty(v any) bool { s, ok := v.(string); return ok && strings.TrimSpace(s) == "" }
 
-// textProp reads a document number (CPF/CNPJ): a string, or a number
-// written without exponent. Values are never echoed in errors.
-func textProp(p map[string]any, name string) (string, error) {
+// textProp reads a document number (CPF/CNPJ) of width digits: a string,
+// or a number. A number has lost its leading zeros (a CPF typed as a JSON
+// number, or a numeric spreadsheet column: 01234567890 → 1234567890): a
+// non-negative integer of at most width digits is given them back, so the
+// check digits decide, as for a string. Anything else is an error. Values
+// are never echoed in errors.
+func textProp(p map[string]any, name string, width int) (string, error) {
 	switch t := p[name].(type) {
 	case nil:
 		return "", nil
 	case string:
 		return strings.TrimSpace(t), nil
 	case json.Number:
-		return t.String(), nil
+		f, err := strconv.ParseFloat(t.String(), 64)
+		if err != nil || f < 0 || f != math.Trunc(f) || f >= math.Pow10(width) {
+			return "", fmt.Errorf("%s: a number that is not a document of %d digits; write it as a string", name, width)
+		}
+		return fmt.Sprintf("%0*d", width, int64(f)), nil
 	}
 	return "", fmt.Errorf("%s: want a string", name)
 }

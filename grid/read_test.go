@@ -131,6 +131,74 @@ func TestReadIDField(t *testing.T) {
 	}
 }
 
+// TestReadDocuments reproduces the grid side of defect 10 of issue 19: a CPF
+// given as a JSON number lost its leading zero (01234567890 → 1234567890)
+// and was then dropped as invalid without a word; --id-field cpfProdutor put
+// CPFs into file names, run.json and Parquet. Numbers get their leading
+// zeros back; a CPF/CNPJ id field, or an id written as a CPF/CNPJ, is
+// refused without echoing the number.
+func TestReadDocuments(t *testing.T) {
+	sq := `{"type":"Polygon","coordinates":[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.79],[-55.6,-11.8]]]}`
+	feat := func(props string) string {
+		return `{"type":"Feature","properties":` + props + `,"geometry":` + sq + `}`
+	}
+	fc := `{"type":"FeatureCollection","features":[` + strings.Join([]string{
+		feat(`{"id":"A","cpfProdutor":1234567890,"cnpjPropriedade":191000100}`), // 1: leading zeros lost
+		feat(`{"id":"B","cpfProdutor":1.2345678909e10}`),                        // 2: exponent, 11 digits
+		feat(`{"id":"C","cpfProdutor":123456789012}`),                           // 3: 12 digits
+		feat(`{"id":"D","cpfProdutor":-5}`),                                     // 4
+		feat(`{"id":"012.345.678-90"}`),                                         // 5: id is a CPF
+		feat(`{"id":"00.000.000/0001-91"}`),                                     // 6: id is a CNPJ
+		feat(`{"id":"01234567890"}`),                                            // 7: bare digits are an id
+	}, ",") + `]}`
+	path := filepath.Join(t.TempDir(), "t.geojson")
+	if err := os.WriteFile(path, []byte(fc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, errs := Read(context.Background(), path, ReadOptions{})
+	got := map[string]Field{}
+	for _, f := range fs {
+		got[f.ID] = f
+	}
+	if a := got["A"]; a.CPFProdutor != "01234567890" || a.CNPJPropriedade != "00000191000100" {
+		t.Errorf("A: cpf %q cnpj %q, want the leading zeros back", a.CPFProdutor, a.CNPJPropriedade)
+	}
+	if b := got["B"]; b.CPFProdutor != "12345678909" {
+		t.Errorf("B: cpf %q", b.CPFProdutor)
+	}
+	if _, ok := got["01234567890"]; !ok || len(fs) != 3 {
+		t.Errorf("fields %v, want A, B and 01234567890", got)
+	}
+	wantIdx := []int{3, 4, 5, 6}
+	if len(errs) != len(wantIdx) {
+		t.Fatalf("errors %v, want features %v", errs, wantIdx)
+	}
+	for i, e := range errs {
+		var fe *FieldError
+		if !errors.As(e, &fe) || fe.Index != wantIdx[i] {
+			t.Errorf("error %d = %v, want feature %d", i, e, wantIdx[i])
+		}
+		for _, leak := range []string{"123456789012", "012.345.678", "0001-91"} {
+			if strings.Contains(e.Error(), leak) {
+				t.Errorf("error %v leaks a document number", e)
+			}
+		}
+		if fe.Index >= 5 && (!errors.Is(e, ErrPersonalID) || fe.ID != "") {
+			t.Errorf("feature %d: %v, want ErrPersonalID without the id", fe.Index, e)
+		}
+	}
+
+	for _, name := range []string{"cpfProdutor", "cnpjPropriedade", "cpfProdut", "CPF", "cnpj_dono"} {
+		fs, errs := Read(context.Background(), path, ReadOptions{IDField: name})
+		if len(fs) != 0 || len(errs) != 1 || !errors.Is(errs[0], ErrPersonalID) || !errors.Is(errs[0], ErrSource) {
+			t.Errorf("--id-field %s: %d fields, %v; want one ErrPersonalID", name, len(fs), errs)
+		}
+	}
+	if err := CheckIDField("talhao"); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestReadSourceErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.geojson")
@@ -244,6 +312,15 @@ func FuzzParseGeoJSON(f *testing.F) {
 	f.Add([]byte(`{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"a"},"geometry":{"type":"MultiPolygon","coordinates":[]}},{"type":"Feature","properties":{"id":"a"},"geometry":null}]}`))
 	f.Add([]byte(`{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:OGC:1.3:CRS84"}},"features":[{"type":"Feature","properties":{"id":"x","plantioContorno":"sim"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[0,1],[0,0]],[[0.1,0.1],[0.2,0.1],[0.1,0.2],[0.1,0.1]]]}}]}`))
 	f.Add([]byte(`{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"id":"b"},"geometry":{"type":"GeometryCollection","geometries":[]}}]}`))
+	sq := `"geometry":{"type":"Polygon","coordinates":[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.8]]]}`
+	for _, props := range []string{
+		`{"id":"c","crop":"Milho","cpfProdutor":"529.982.247-25","cnpjPropriedade":"11.222.333/0001-81","plantioContorno":"sim","terraceamento":false}`,
+		`{"id":9,"crop":null,"cpfProdutor":1234567890,"cnpjPropriedade":1.1222333000181e13,"plantioContorno":1,"terraceamento":"0"}`,
+		`{"id":"123.456.789-09","cpfProdutor":{"x":1},"plantioContorno":0.5}`,
+		`{"id":"d","plantioCon":"nao","terraceame":"1","cpfProdut":"x","crop":7}`,
+	} {
+		f.Add([]byte(`{"type":"Feature","properties":` + props + `,` + sq + `}`))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recs, err := parseGeoJSON(data)
 		if err != nil {
@@ -262,6 +339,14 @@ func FuzzParseGeoJSON(f *testing.F) {
 			if fl.Crop != zarc.Soja && fl.Crop != zarc.Milho {
 				t.Fatalf("crop %q", fl.Crop)
 			}
+			if documentShaped(fl.ID) {
+				t.Fatalf("id %q written as a CPF/CNPJ was kept", fl.ID)
+			}
+			for _, v := range []*int{fl.PlantioContorno, fl.Terraceamento} {
+				if v != nil && *v != 0 && *v != 1 {
+					t.Fatalf("declared flag %d", *v)
+				}
+			}
 			a := AreaHa(fl.Geometry)
 			if Validate(fl) == nil && !(a > 0 && !math.IsInf(a, 0)) {
 				t.Fatalf("valid talhão %s has area %v", fl.ID, a)
@@ -271,6 +356,9 @@ func FuzzParseGeoJSON(f *testing.F) {
 			var fe *FieldError
 			if !errors.As(e, &fe) || fe.Index < 1 || fe.Index > len(recs) {
 				t.Fatalf("error %v is not a FieldError with a feature number", e)
+			}
+			if errors.Is(e, ErrPersonalID) && fe.ID != "" {
+				t.Fatalf("error %v names the document it refuses", e)
 			}
 		}
 	})

@@ -66,19 +66,55 @@ func validate(mp orb.MultiPolygon) error {
 				return fmt.Errorf("%s lies outside its shell (at lon %.7f lat %.7f)", ringName(i, j), q[0], q[1])
 			}
 		}
-		for k, o := range mp {
-			if k == i {
-				continue
-			}
-			if q, ok := insideVertex(orb.MultiPolygon{o}, p[0]); ok {
-				return fmt.Errorf("polygon %d overlaps polygon %d (at lon %.7f lat %.7f)", i+1, k+1, q[0], q[1])
-			}
-		}
+	}
+	if err := checkOverlaps(mp); err != nil {
+		return err
 	}
 	if a := AreaHa(mp); !(a > 0) {
 		return errors.New("zero area")
 	} else if a > maxFieldHa {
 		return fmt.Errorf("area %.0f ha is implausible for a talhão (over %.0f ha): check the coordinate system", a, maxFieldHa)
+	}
+	return nil
+}
+
+// checkOverlaps finds a part with a shell vertex strictly inside another
+// part (the rings do not cross, so that is how an overlap shows). Only parts
+// whose bounding boxes meet are compared, by a sweep over the boxes sorted
+// by west edge: thousands of disjoint parts take near O(n log n), not
+// O(n²) (issue 19). Of several overlaps, the first polygon i, then the
+// first other polygon k, is reported, as a scan of every pair would.
+func checkOverlaps(mp orb.MultiPolygon) error {
+	bs := make([]orb.Bound, len(mp))
+	order := make([]int, len(mp))
+	for i, p := range mp {
+		bs[i], order[i] = p[0].Bound(), i
+	}
+	sort.Slice(order, func(a, b int) bool { return bs[order[a]].Min[0] < bs[order[b]].Min[0] })
+	bi, bk := -1, -1
+	var bq orb.Point
+	try := func(i, k int) {
+		if bi >= 0 && (i > bi || (i == bi && k > bk)) {
+			return
+		}
+		if q, ok := insideVertex(orb.MultiPolygon{mp[k]}, mp[i][0]); ok {
+			bi, bk, bq = i, k, q
+		}
+	}
+	for a, i := range order {
+		for _, k := range order[a+1:] {
+			if bs[k].Min[0] > bs[i].Max[0] {
+				break
+			}
+			if bs[k].Min[1] > bs[i].Max[1] || bs[k].Max[1] < bs[i].Min[1] {
+				continue
+			}
+			try(i, k)
+			try(k, i)
+		}
+	}
+	if bi >= 0 {
+		return fmt.Errorf("polygon %d overlaps polygon %d (at lon %.7f lat %.7f)", bi+1, bk+1, bq[0], bq[1])
 	}
 	return nil
 }
@@ -132,10 +168,15 @@ type edge struct {
 }
 
 // checkCrossings finds two edges of mp that cross or touch, other than
-// consecutive edges of one ring at their shared vertex. A sweep over the
-// edges sorted by west end keeps it near O(n log n) for real talhões.
+// consecutive edges of one ring at their shared vertex. Edges are compared
+// within each polygon, then between polygons whose bounding boxes meet; a
+// sweep over the edges sorted by west end keeps each comparison near
+// O(n log n) for real talhões, and thousands of parts are not compared
+// pairwise (issue 19).
 func checkCrossings(mp orb.MultiPolygon) error {
-	var es []edge
+	byPoly := make([][]edge, len(mp))
+	bs := make([]orb.Bound, len(mp))
+	order := make([]int, len(mp))
 	for i, p := range mp {
 		for j, r := range p {
 			// drop repeated positions, harmless in GeoJSON
@@ -150,18 +191,49 @@ func checkCrossings(mp orb.MultiPolygon) error {
 				return fmt.Errorf("%s has fewer than 3 distinct positions", ringName(i, j))
 			}
 			for k := 1; k < len(rr); k++ {
-				es = append(es, edge{rr[k-1], rr[k], i, j, k - 1, n})
+				byPoly[i] = append(byPoly[i], edge{rr[k-1], rr[k], i, j, k - 1, n})
+			}
+		}
+		sort.Slice(byPoly[i], func(a, b int) bool { return edgeMinX(byPoly[i][a]) < edgeMinX(byPoly[i][b]) })
+		if err := sweepCrossings(byPoly[i], false); err != nil {
+			return err
+		}
+		bs[i], order[i] = p.Bound(), i
+	}
+	sort.Slice(order, func(a, b int) bool { return bs[order[a]].Min[0] < bs[order[b]].Min[0] })
+	for a, i := range order {
+		for _, k := range order[a+1:] {
+			if bs[k].Min[0] > bs[i].Max[0] {
+				break
+			}
+			if bs[k].Min[1] > bs[i].Max[1] || bs[k].Max[1] < bs[i].Min[1] {
+				continue
+			}
+			es := append(append(make([]edge, 0, len(byPoly[i])+len(byPoly[k])), byPoly[i]...), byPoly[k]...)
+			sort.Slice(es, func(a, b int) bool { return edgeMinX(es[a]) < edgeMinX(es[b]) })
+			if err := sweepCrossings(es, true); err != nil {
+				return err
 			}
 		}
 	}
-	minX := func(e edge) float64 { return math.Min(e.a[0], e.b[0]) }
-	sort.Slice(es, func(i, j int) bool { return minX(es[i]) < minX(es[j]) })
+	return nil
+}
+
+func edgeMinX(e edge) float64 { return math.Min(e.a[0], e.b[0]) }
+
+// sweepCrossings checks the edges es, sorted by west end, for a crossing;
+// with across, only between edges of different polygons (each polygon of
+// the pair was checked on its own).
+func sweepCrossings(es []edge, across bool) error {
 	for i := range es {
 		e := es[i]
 		ex := math.Max(e.a[0], e.b[0])
 		eyl, eyh := math.Min(e.a[1], e.b[1]), math.Max(e.a[1], e.b[1])
-		for j := i + 1; j < len(es) && minX(es[j]) <= ex; j++ {
+		for j := i + 1; j < len(es) && edgeMinX(es[j]) <= ex; j++ {
 			o := es[j]
+			if across && o.poly == e.poly {
+				continue
+			}
 			if math.Max(o.a[1], o.b[1]) < eyl || math.Min(o.a[1], o.b[1]) > eyh {
 				continue
 			}
