@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
@@ -44,19 +43,17 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("--fields is required")
 	case *out == "":
 		return usagef("--out is required")
-	case math.IsNaN(*cellHa) || *cellHa != 0 && (*cellHa < 1 || *cellHa > 10):
-		return usagef("--cell-ha %g: cells must be 1–5 ha (talhões under 100 ha) or 5–10 ha (from 100 ha)", *cellHa)
-	case math.IsNaN(*buffer) || *buffer < 0:
-		return usagef("--edge-buffer-m %g: want a distance ≥ 0 in metres", *buffer)
 	}
 	if ext := strings.ToLower(filepath.Ext(*out)); ext != ".geojson" && ext != ".json" && ext != ".parquet" {
 		return usagef("--out %s: want a .geojson or .parquet file", *out)
 	}
-	opts := grid.Options{CellHa: *cellHa, EdgeBufferM: *buffer}
-	if *buffer == 0 {
-		opts.EdgeBufferM = -1 // no buffer: grid.Options reads 0 as the default
+	opts, err := gridOptions(*cellHa, *buffer)
+	if err != nil {
+		return err
 	}
-
+	if err := checkIDField(*idField); err != nil {
+		return err
+	}
 	statuses, done, err := pipeline.Grid(ctx, pipeline.GridConfig{Fields: *fields, IDField: *idField, Options: opts, Out: *out})
 	var cse *pipeline.CellSizeError
 	switch {

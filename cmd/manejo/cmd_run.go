@@ -106,6 +106,9 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 			return cfg, usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
 		}
 	}
+	if err := checkRun(&cfg, f.cp); err != nil { // flags.go: NaN/Inf/negative, --from after --as-of, --id-field
+		return cfg, err
+	}
 	if cfg.OperatorCNPJ != "" {
 		if _, ok := sinm.NormalizeCNPJ(cfg.OperatorCNPJ); !ok {
 			// Company data: the message does not repeat the value.

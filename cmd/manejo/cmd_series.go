@@ -58,6 +58,9 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkIDField(*idField); err != nil {
+		return err
+	}
 	switch {
 	case *fields == "":
 		return usagef("--fields is required")

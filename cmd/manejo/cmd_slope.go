@@ -55,6 +55,9 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkIDField(*idField); err != nil {
+		return err
+	}
 	if *fields == "" || *dem == "" {
 		return usagef("--fields and --dem are required")
 	}

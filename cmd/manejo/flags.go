@@ -1,0 +1,95 @@
+package main
+
+import (
+	"math"
+	"time"
+
+	"github.com/manejo/manejo/coverage"
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/pipeline"
+)
+
+// Checks of flag values shared by several commands. Each returns a usage
+// error (exit 2): a value that parses as a number but means nothing (NaN,
+// ±Inf, a negative distance) must never reach a run and be recorded as
+// its parameters (issue 19 defect 12).
+
+// finite is a usage error unless v is a finite number.
+func finite(flag string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return usagef("%s %g: want a finite number", flag, v)
+	}
+	return nil
+}
+
+// gridOptions checks --cell-ha and --edge-buffer-m and returns the grid
+// options they give. --edge-buffer-m 0 means no buffer (grid.Options reads
+// 0 as the default).
+func gridOptions(cellHa, bufferM float64) (grid.Options, error) {
+	switch {
+	case math.IsNaN(cellHa) || cellHa != 0 && (cellHa < 1 || cellHa > 10):
+		return grid.Options{}, usagef("--cell-ha %g: cells must be 1–5 ha (talhões under 100 ha) or 5–10 ha (from 100 ha); 0 = smallest legal size", cellHa)
+	case math.IsNaN(bufferM) || math.IsInf(bufferM, 0) || bufferM < 0:
+		return grid.Options{}, usagef("--edge-buffer-m %g: want a finite distance ≥ 0 in metres", bufferM)
+	}
+	o := grid.Options{CellHa: cellHa, EdgeBufferM: bufferM}
+	if bufferM == 0 {
+		o.EdgeBufferM = -1
+	}
+	return o, nil
+}
+
+// checkIDField refuses an --id-field whose values would be CPF/CNPJ: ids go into
+// file names, run.json and Parquet.
+func checkIDField(name string) error {
+	if err := grid.CheckIDField(name); err != nil {
+		return usagef("--id-field: %v", err)
+	}
+	return nil
+}
+
+// coverageFlags checks the straw-cover flags of run (--straw-max-ndvi,
+// --bare-ndti, --straw-ndti) and then p as a whole (coverage.Params.Validate).
+func coverageFlags(p coverage.Params) error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"--straw-max-ndvi", p.MaxNDVI}, {"--bare-ndti", p.BareNDTI}, {"--straw-ndti", p.StrawNDTI}} {
+		if err := finite(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if err := p.Validate(); err != nil {
+		return usagef("straw cover parameters: %v", err)
+	}
+	return nil
+}
+
+// dateRange is a usage error when --from falls after --as-of (both given).
+func dateRange(from, asOf time.Time) error {
+	if !from.IsZero() && !asOf.IsZero() && from.After(asOf) {
+		return usagef("--from %s is after --as-of %s: no scene could be read", from.Format(time.DateOnly), asOf.Format(time.DateOnly))
+	}
+	return nil
+}
+
+// checkRun checks the flags of run that the checks above cover, once its
+// dates are parsed (cmd_run.go calls it), and sets cfg.Grid.
+func checkRun(cfg *pipeline.Config, cp coverage.Params) error {
+	o, err := gridOptions(cfg.Grid.CellHa, cfg.Grid.EdgeBufferM)
+	if err != nil {
+		return err
+	}
+	cfg.Grid = o
+	if err := checkIDField(cfg.IDField); err != nil {
+		return err
+	}
+	if err := coverageFlags(cp); err != nil {
+		return err
+	}
+	asOf := cfg.AsOf
+	if asOf.IsZero() { // the default, as pipeline.Config takes it
+		asOf = cfg.Season.Start.AddDate(0, 0, -1)
+	}
+	return dateRange(cfg.From, asOf)
+}
