@@ -107,7 +107,7 @@ func printEarlyFailures(w io.Writer, rows []export.IndicatorRow, failures []expo
 	var lines []string
 	for _, f := range failures {
 		if f.Status == export.StatusFailed && !has[f.FieldID] {
-			lines = append(lines, fmt.Sprintf("  %s (%s): %s", printable(f.FieldID), orDash(f.Stage), f.Reason))
+			lines = append(lines, fmt.Sprintf("  %s (%s): %s", printable(f.FieldID), orDash(f.Stage), printable(f.Reason)))
 		}
 	}
 	if len(lines) > 0 {
@@ -139,11 +139,11 @@ func printIndicators(w io.Writer, rows []export.IndicatorRow, status string, rea
 			contour = map[bool]string{true: "required", false: "no"}[*r.ContourRequired]
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.FieldID, r.Crop, r.AreaHa, r.NCells, orDash(strings.Join(r.Sensors, ",")),
+			printable(r.FieldID), r.Crop, r.AreaHa, r.NCells, orDash(strings.Join(r.Sensors, ",")),
 			t, optInt(r.TLevel), optFloat(r.CPct, 0), optInt(r.CLevel), optFloat(r.SlopeMeanPct, 1), contour, r.Status)
 		if reasons && r.Status != export.StatusOK {
 			for _, why := range r.Reasons {
-				notes = append(notes, r.FieldID+": "+why)
+				notes = append(notes, printable(r.FieldID)+": "+printable(why))
 			}
 		}
 	}

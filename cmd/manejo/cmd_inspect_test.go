@@ -65,3 +65,37 @@ func TestInspect(t *testing.T) {
 		t.Errorf("inspect without DIR: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// TestInspectControlCharacters reproduces defect 12 of issue 19: inspect
+// printed ids with control characters raw (an ESC sequence in an id could
+// rewrite the operator's terminal; a tab or newline broke the table). Ids
+// and reasons with characters that are not printable are shown quoted.
+func TestInspectControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	evil := "T\x1b[2J\x1b[31m01\n\u200f"
+	rows := []export.IndicatorRow{{FieldID: evil, Crop: "soja", Status: export.StatusPartial, Reasons: []string{"talhão " + evil + ": slope\x07 missing"}}}
+	var b bytes.Buffer
+	if err := export.Write(&b, rows, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, export.PartName("indicators", 0, 1))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, b.Bytes(), 0o644)
+	var m bytes.Buffer
+	export.WriteManifest(&m, export.Manifest{Version: "v1", Failures: []export.Failure{{FieldID: "X\x1b]0;pwned\x07", Status: export.StatusFailed, Stage: "read", Reason: "bad\rline"}}})
+	os.WriteFile(filepath.Join(dir, "run.json"), m.Bytes(), 0o644)
+
+	var out, errb bytes.Buffer
+	if code := runMain(context.Background(), []string{"inspect", dir}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	got := out.String()
+	if strings.ContainsAny(got, "\x1b\x07\r\u200f") {
+		t.Errorf("output holds control characters: %q", got)
+	}
+	for _, want := range []string{`"T\x1b[2J\x1b[31m01\n\u200f"`, `"X\x1b]0;pwned\a"`, `"bad\rline"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %s:\n%s", want, got)
+		}
+	}
+}
