@@ -122,32 +122,9 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 	if open == nil {
 		open = storage.Open
 	}
-	var docs []string
-	isDir := false
-	if !isURL(src) {
-		st, err := os.Stat(src)
-		if err != nil {
-			return nil, []error{fmt.Errorf("open catalog %s: %w", src, err)}
-		}
-		if isDir = st.IsDir(); isDir {
-			ents, err := os.ReadDir(src)
-			if err != nil {
-				return nil, []error{fmt.Errorf("list catalog %s: %w", src, err)}
-			}
-			for _, e := range ents {
-				n := e.Name()
-				if !e.IsDir() && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".geojson") || strings.HasSuffix(n, ".ndjson")) {
-					docs = append(docs, filepath.Join(src, n))
-				}
-			}
-		} else {
-			docs = []string{src}
-		}
-	} else {
-		if strings.HasPrefix(src, "http://") {
-			return nil, []error{fmt.Errorf("open catalog %s: %w: use https://", src, errBadHref)}
-		}
-		docs = []string{src}
+	docs, isDir, err := catalogDocs(src)
+	if err != nil {
+		return nil, []error{err}
 	}
 	allow, err := hrefRules(src, isDir, o.AllowHrefPrefixes)
 	if err != nil {
@@ -198,6 +175,37 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		return a.ID < b.ID
 	})
 	return cat, errs
+}
+
+// catalogDocs lists the documents of a catalog: the files of a local
+// folder (.json, .geojson, .ndjson), else src itself (http:// refused).
+func catalogDocs(src string) (docs []string, isDir bool, err error) {
+	if !isURL(src) {
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, false, fmt.Errorf("open catalog %s: %w", src, err)
+		}
+		if isDir = st.IsDir(); isDir {
+			ents, err := os.ReadDir(src)
+			if err != nil {
+				return nil, false, fmt.Errorf("list catalog %s: %w", src, err)
+			}
+			for _, e := range ents {
+				n := e.Name()
+				if !e.IsDir() && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".geojson") || strings.HasSuffix(n, ".ndjson")) {
+					docs = append(docs, filepath.Join(src, n))
+				}
+			}
+		} else {
+			docs = []string{src}
+		}
+	} else {
+		if strings.HasPrefix(src, "http://") {
+			return nil, false, fmt.Errorf("open catalog %s: %w: use https://", src, errBadHref)
+		}
+		docs = []string{src}
+	}
+	return docs, isDir, nil
 }
 
 // hrefRules are the rules of the given prefixes, or the catalog's own
