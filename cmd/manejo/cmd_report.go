@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/manejo/manejo/report"
@@ -27,6 +29,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *in == "" {
 		return usagef("--in is required")
 	}
+	if err := checkReportOut(*out); err != nil {
+		return err
+	}
 	start := time.Now()
 	fsys, err := storage.FS(ctx, *in)
 	if err != nil {
@@ -37,6 +42,18 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d talhões, %d observations, %.1f MB, %s\n", *out, st.Talhoes, st.Observations, float64(st.Bytes)/1e6, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// checkReportOut refuses an --out that is not an HTML file: every file a run
+// writes (run.json, the shard manifests, the Parquet parts, the SINM
+// payloads, the lock) is .json, .parquet or .lock, and the report must never
+// replace one (issue 19: --out DIR/run.json overwrote the manifest).
+func checkReportOut(out string) error {
+	ext := strings.ToLower(path.Ext(strings.TrimRight(out, "/")))
+	if ext != ".html" && ext != ".htm" {
+		return usagef("--out %s: want an .html file (the report never replaces a file of the run: run.json, Parquet parts, SINM payloads)", out)
+	}
 	return nil
 }
 
