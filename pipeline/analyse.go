@@ -11,6 +11,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/tillage"
 	"github.com/manejo/manejo/zarc"
 )
@@ -99,9 +100,13 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	seen := observedSpan(obs)
 	ind := indicatorBase(g, seen)
 	var reasons []string
-	if gap.Coarse {
+	switch {
+	case gap.Coarse && gap.Scenes < 2: // no revisit to speak of: say how many scenes there were
+		reasons = append(reasons, fmt.Sprintf("series: %d scene date(s) cover the talhão; IN 6.5 asks for a revisit of 16 days or less", gap.Scenes))
+	case gap.Coarse:
 		reasons = append(reasons, fmt.Sprintf("series: revisit %.0f days is coarser than 16 days (IN 6.5)", gap.RevisitDays))
 	}
+	reasons = append(reasons, sinm.CheckIdentifiers(g.Field)...) // invalid CPF/CNPJ left out of the payload; never the number
 	byCell := seriesByCell(g, obs)
 	reasons = append(reasons, s.assessT(g, byCell, seen.first, &out, &ind)...)
 	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)

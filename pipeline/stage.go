@@ -48,7 +48,7 @@ func newManifest(cfg Config, start time.Time, runID string) *runManifest {
 		"satellite-codes": cfg.Codes.String(), "shard": cfg.Shard.String(),
 		"batch-size": fmt.Sprint(cfg.BatchSize), "workers": fmt.Sprint(cfg.Workers),
 		"cell-ha": fmt.Sprint(cfg.Grid.CellHa), "edge-buffer-m": fmt.Sprint(cfg.Grid.EdgeBufferM),
-		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage),
+		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage.Effective()),
 	}
 	m.Counts, m.Timings, m.Skipped = map[string]int64{}, map[string]export.Timing{}, map[string]int64{}
 	return m

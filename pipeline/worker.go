@@ -239,7 +239,14 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	m.Record("read_fields", time.Since(t0))
 	owned := r.owned(fields, readErrs)
 	r.logf("%d talhões in %s, %d in this shard, %d unreadable", len(fields)+len(readErrs), cfg.Fields, len(owned), len(m.Failures))
-	if err := r.readSowing(ctx, in); err != nil {
+	known := make([]string, 0, len(fields)+len(readErrs)) // every talhão of the input, for the sowing file's ids
+	for _, f := range fields {
+		known = append(known, f.ID)
+	}
+	for _, e := range readErrs {
+		known = append(known, fieldIDOf(e))
+	}
+	if err := r.readSowing(ctx, in, known); err != nil {
 		return nil, err
 	}
 	if err := r.loadCatalog(ctx, in); err != nil {
@@ -308,8 +315,10 @@ func caseClashes(fields []grid.Field) map[string]string {
 	return clash
 }
 
-// readSowing reads the declared sowing dates, when given.
-func (r *run) readSowing(ctx context.Context, in *inputs) error {
+// readSowing reads the declared sowing dates, when given: a file with no
+// usable row is an error; bad rows, and declared ids that are not among the
+// talhões (known), are warnings in run.json and on the progress output.
+func (r *run) readSowing(ctx context.Context, in *inputs, known []string) error {
 	src := r.cfg.Sowing
 	if src == "" {
 		return nil
@@ -320,9 +329,15 @@ func (r *run) readSowing(ctx context.Context, in *inputs) error {
 	}
 	in.finger[src] = sha(b)
 	d, err := coverage.ReadSowingCSV(bytes.NewReader(b), r.cfg.AgriYearStart)
-	if err != nil {
-		// Bad lines are reported; the good ones are used.
-		r.m.Warnings = append(r.m.Warnings, fmt.Sprintf("%s: %v", src, err))
+	if errors.Is(err, coverage.ErrNoSowing) {
+		return fmt.Errorf("sowing dates %s: %w", src, err)
+	}
+	// Bad lines are reported; the good ones are used.
+	for _, e := range []error{err, d.CheckIDs(known)} {
+		if e != nil {
+			r.m.Warnings = append(r.m.Warnings, fmt.Sprintf("%s: %v", src, e))
+			r.logf("%s: %v", src, e)
+		}
 	}
 	in.declared = d
 	return nil
