@@ -68,10 +68,10 @@ func readTable(data []byte, name string, required []string) (*table, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
+		if err != nil { // a *csv.ParseError names the line and column
 			return nil, fmt.Errorf("read %s: %w", name, err)
 		}
+		line, _ := r.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}

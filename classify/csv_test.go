@@ -19,6 +19,7 @@ func TestReadTableFieldCount(t *testing.T) {
 		{"decimal comma shifts columns", header + "T01,8,60,2,10,150\nT02,9,1,62,1,3,150\n",
 			[]string{"soil.csv: line 3, column 16", "7 fields where the header has 6", "decimal comma"}},
 		{"short row", header + "T01,8,60,2\n", []string{"line 2", "4 fields where the header has 6", `"m_pct_20_40"`}},
+		{"stray quote (panicked before)", header + "\"T01,8,60,2,10,150\n", []string{"read soil.csv", "line 2", `extraneous or missing " in quoted-field`}},
 		{"after a blank line", header + "\nT01,8,60,2,10,150,\n", []string{"line 3, column 19", "7 fields"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,4 +54,27 @@ func TestReadTableFieldCount(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 2, column 16") {
 		t.Fatalf("Preview: %v, want the line 2 column 16 error", err)
 	}
+}
+
+// FuzzReadTable: whatever the bytes, readTable either fails or returns rows
+// of exactly one field per header column, each with its line number.
+func FuzzReadTable(f *testing.F) {
+	f.Add([]byte(strings.Join(SoilColumns, ",") + "\nT01,8,60,2,10,150\nT02,9,1,62,1,3,150\n"))
+	f.Add([]byte("\xef\xbb\xbf" + strings.Join(SoilColumns, ";") + "\r\nT01;9,1;62;1,5;3;150\r\n\r\n"))
+	f.Add([]byte(strings.Join(SoilColumns, ",") + "\n\"T01,8,60\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tb, err := readTable(data, "fuzz.csv", SoilColumns)
+		if err != nil {
+			return
+		}
+		width := 0
+		for _, j := range tb.col {
+			width = max(width, j+1)
+		}
+		for i, r := range tb.rows {
+			if len(r) < width || tb.lines[i] < 2 {
+				t.Fatalf("row %d %q (line %d) against a header of %d columns", i, r, tb.lines[i], width)
+			}
+		}
+	})
 }
