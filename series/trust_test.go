@@ -4,19 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/internal/testkit"
 )
 
 // TestHrefBypasses: each --allow-href-prefix bypass of issue 19 (defect 2)
@@ -206,42 +205,11 @@ func TestFIFOHref(t *testing.T) {
 	}
 }
 
-// silentServer accepts connections on loopback and never answers.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
-
 // silentScene is a catalog whose red asset lies on a server that accepts
 // connections and never answers.
 func silentScene(t *testing.T) (*Catalog, grid.Grid) {
 	t.Helper()
-	addr := silentServer(t)
+	addr := testkit.SilentServer(t)
 	path, g := oneScene(t, map[string]string{"red": "https://" + addr + "/s_red.tif"})
 	cat, errs := LoadCatalog(context.Background(), path, CatalogOptions{AllowHrefPrefixes: []string{filepath.Dir(path), "https://" + addr + "/"}})
 	if cat == nil {

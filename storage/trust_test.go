@@ -2,52 +2,20 @@ package storage
 
 import (
 	"context"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-// silentServer accepts connections on loopback and never answers; it
-// returns its address.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
-}
+	"github.com/manejo/manejo/internal/testkit"
+)
 
 // TestReadDeadline: an https:// server that accepts and never answers makes
 // ReadFile fail (as a transient error, retried, then given up) instead of
 // hanging: every request has a deadline.
 func TestReadDeadline(t *testing.T) {
-	addr := silentServer(t)
+	addr := testkit.SilentServer(t)
 	old := httpClient
 	httpClient = newHTTPClient(200*time.Millisecond, 200*time.Millisecond)
 	t.Cleanup(func() { httpClient = old })

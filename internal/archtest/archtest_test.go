@@ -197,6 +197,7 @@ func TestFunctionLength(t *testing.T) {
 }
 
 func TestNoPathOutsideRepository(t *testing.T) {
+	const lib = "sha" + "red" // the team library's folder, spelt so this file does not match itself
 	// Tests and fixtures must not read the team library beside the clone.
 	root, _ := filepath.Abs("../..")
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -213,8 +214,8 @@ func TestNoPathOutsideRepository(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		for _, bad := range []string{"../shared/", `"shared", "realdata"`, `"shared", "sinm"`, `"..", "..", "shared"`} {
-			if strings.Contains(string(b), bad) && !strings.HasSuffix(p, "archtest_test.go") {
+		for _, bad := range []string{"../" + lib + "/", `"` + lib + `", "realdata"`, `"` + lib + `", "sinm"`, `"..", "..", "` + lib + `"`} {
+			if strings.Contains(string(b), bad) {
 				t.Errorf("%s reaches outside the repository (%q)", p, bad)
 			}
 		}
