@@ -712,17 +712,7 @@ func TestPhenologyInRasters(t *testing.T) {
 			}
 		}
 		rd := func(file string, res int) float64 {
-			ds, err := godal.Open(filepath.Join(dir, itemDir(it.ID), file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ds.Close()
-			k := res / 10
-			w, h := (b[2]-b[0])/k, (b[3]-b[1])/k
-			buf := make([]float64, w*h)
-			if err := ds.Bands()[0].Read(b[0]/k, b[1]/k, buf, w, h); err != nil {
-				t.Fatal(err)
-			}
+			buf := read(file, res)
 			var s float64
 			for _, v := range buf {
 				s += (v - float64(it.DNOffset)) / 1e4
