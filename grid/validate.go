@@ -86,11 +86,9 @@ func validate(mp orb.MultiPolygon) error {
 // first other polygon k, is reported, as a scan of every pair would.
 func checkOverlaps(mp orb.MultiPolygon) error {
 	bs := make([]orb.Bound, len(mp))
-	order := make([]int, len(mp))
 	for i, p := range mp {
-		bs[i], order[i] = p[0].Bound(), i
+		bs[i] = p[0].Bound()
 	}
-	sort.Slice(order, func(a, b int) bool { return bs[order[a]].Min[0] < bs[order[b]].Min[0] })
 	bi, bk := -1, -1
 	var bq orb.Point
 	try := func(i, k int) {
@@ -101,18 +99,11 @@ func checkOverlaps(mp orb.MultiPolygon) error {
 			bi, bk, bq = i, k, q
 		}
 	}
-	for a, i := range order {
-		for _, k := range order[a+1:] {
-			if bs[k].Min[0] > bs[i].Max[0] {
-				break
-			}
-			if bs[k].Min[1] > bs[i].Max[1] || bs[k].Max[1] < bs[i].Min[1] {
-				continue
-			}
-			try(i, k)
-			try(k, i)
-		}
-	}
+	meetingPairs(bs, func(i, k int) error {
+		try(i, k)
+		try(k, i)
+		return nil
+	})
 	if bi >= 0 {
 		return fmt.Errorf("polygon %d overlaps polygon %d (at lon %.7f lat %.7f)", bi+1, bk+1, bq[0], bq[1])
 	}
@@ -176,7 +167,6 @@ type edge struct {
 func checkCrossings(mp orb.MultiPolygon) error {
 	byPoly := make([][]edge, len(mp))
 	bs := make([]orb.Bound, len(mp))
-	order := make([]int, len(mp))
 	for i, p := range mp {
 		for j, r := range p {
 			// drop repeated positions, harmless in GeoJSON
@@ -198,7 +188,22 @@ func checkCrossings(mp orb.MultiPolygon) error {
 		if err := sweepCrossings(byPoly[i], false); err != nil {
 			return err
 		}
-		bs[i], order[i] = p.Bound(), i
+		bs[i] = p.Bound()
+	}
+	return meetingPairs(bs, func(i, k int) error {
+		es := append(append(make([]edge, 0, len(byPoly[i])+len(byPoly[k])), byPoly[i]...), byPoly[k]...)
+		sort.Slice(es, func(a, b int) bool { return edgeMinX(es[a]) < edgeMinX(es[b]) })
+		return sweepCrossings(es, true)
+	})
+}
+
+// meetingPairs calls fn once for each pair of bounds that meet, by a sweep
+// over the bounds sorted by west edge, so disjoint parts are never compared
+// pairwise; the first error fn returns stops the sweep and is returned.
+func meetingPairs(bs []orb.Bound, fn func(i, k int) error) error {
+	order := make([]int, len(bs))
+	for i := range order {
+		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return bs[order[a]].Min[0] < bs[order[b]].Min[0] })
 	for a, i := range order {
@@ -209,9 +214,7 @@ func checkCrossings(mp orb.MultiPolygon) error {
 			if bs[k].Min[1] > bs[i].Max[1] || bs[k].Max[1] < bs[i].Min[1] {
 				continue
 			}
-			es := append(append(make([]edge, 0, len(byPoly[i])+len(byPoly[k])), byPoly[i]...), byPoly[k]...)
-			sort.Slice(es, func(a, b int) bool { return edgeMinX(es[a]) < edgeMinX(es[b]) })
-			if err := sweepCrossings(es, true); err != nil {
+			if err := fn(i, k); err != nil {
 				return err
 			}
 		}
