@@ -152,6 +152,8 @@ var wantTypes = map[string]map[string]string{
 	"observations": {
 		"field_id": "BYTE_ARRAY/String", "cell_id": "BYTE_ARRAY/String", "date": "INT32/Date", "collection": "BYTE_ARRAY/String",
 		"item_id": "BYTE_ARRAY/String", "ndvi": "FLOAT/None?", "ndti": "FLOAT/None?", "mask_reason": "BYTE_ARRAY/String?",
+		"red": "FLOAT/None?", "nir": "FLOAT/None?", "swir16": "FLOAT/None?", "swir22": "FLOAT/None?",
+		"green_pct": "FLOAT/None?", "straw_pct": "FLOAT/None?", "soil_pct": "FLOAT/None?",
 	},
 	"events": {
 		"field_id": "BYTE_ARRAY/String", "date": "INT32/Date", "before": "INT32/Date", "after": "INT32/Date", "cell_fraction": "DOUBLE/None",

@@ -54,6 +54,17 @@ type ObsRow struct {
 	NDVI       *float32  `parquet:"ndvi,optional" unit:"-1..1" doc:"(NIR − Red)/(NIR + Red) at the cell centre; null when masked"`
 	NDTI       *float32  `parquet:"ndti,optional" unit:"-1..1" doc:"(SWIR1 − SWIR2)/(SWIR1 + SWIR2) at the cell centre; null when masked"`
 	MaskReason *string   `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear"`
+	// The surface reflectances the indices were computed from, so that
+	// manejo analyse can rerun the analysis from this dataset alone.
+	Red    *float32 `parquet:"red,optional" unit:"0..1" doc:"surface reflectance, red band, at the cell centre; null when masked or not read"`
+	NIR    *float32 `parquet:"nir,optional" unit:"0..1" doc:"surface reflectance, near infrared; null when masked or not read"`
+	SWIR16 *float32 `parquet:"swir16,optional" unit:"0..1" doc:"surface reflectance, SWIR 1.6 µm (the NDTI's SWIR1); null when masked or not read (MODIS NDVI)"`
+	SWIR22 *float32 `parquet:"swir22,optional" unit:"0..1" doc:"surface reflectance, SWIR 2.2 µm (the NDTI's SWIR2); null when masked or not read"`
+	// The reading unmixed into green canopy, straw and bare soil with the
+	// talhão's endmembers, the ones its straw cover C is read with.
+	GreenPct *float32 `parquet:"green_pct,optional" unit:"%" doc:"green-canopy fraction of the clear reading, unmixed with the talhão's endmembers (those of C); the three fractions sum to 100 and fall slightly outside 0–100 for a reading outside the endmember triangle; null when masked, without NDTI, or not the reading analysed for its cell and date"`
+	StrawPct *float32 `parquet:"straw_pct,optional" unit:"%" doc:"straw fraction of the clear reading (as green_pct), to map straw per date; null as green_pct"`
+	SoilPct  *float32 `parquet:"soil_pct,optional" unit:"%" doc:"bare-soil fraction of the clear reading (as green_pct); null as green_pct"`
 }
 
 // EventRow is one dated soil-revolving event of a talhão (events.parquet),

@@ -39,6 +39,9 @@ type cellSeries struct {
 	// refl are the surface reflectances Red, NIR, SWIR1, SWIR2 of each
 	// date (NaN when not read), for coverage's talhão soil fit.
 	refl [][4]float64
+	// src is, for each date, the index in the talhão's observations of the
+	// reading analysed (its observations.parquet row).
+	src []int
 }
 
 // seriesByCell groups a talhão's observations by cell, sorted by date.
@@ -47,12 +50,12 @@ func seriesByCell(g grid.Grid, obs []series.Obs) map[string]*cellSeries {
 		cell string
 		day  time.Time
 	}
-	best := map[key]series.Obs{}
-	for _, o := range obs {
+	best := map[key]int{}
+	for i, o := range obs {
 		k := key{o.CellID, o.Date}
-		prev, seen := best[k]
-		if !seen || (!valid(prev.NDVI) && valid(o.NDVI)) || (!valid(prev.NDTI) && valid(o.NDTI) && valid(o.NDVI)) {
-			best[k] = o
+		j, seen := best[k]
+		if !seen || (!valid(obs[j].NDVI) && valid(o.NDVI)) || (!valid(obs[j].NDTI) && valid(o.NDTI) && valid(o.NDVI)) {
+			best[k] = i
 		}
 	}
 	out := make(map[string]*cellSeries, len(g.Cells))
@@ -74,7 +77,8 @@ func seriesByCell(g grid.Grid, obs []series.Obs) map[string]*cellSeries {
 		if cs == nil {
 			continue
 		}
-		o := best[k]
+		o := obs[best[k]]
+		cs.src = append(cs.src, best[k])
 		cs.dates = append(cs.dates, k.day)
 		cs.ndvi = append(cs.ndvi, float64(o.NDVI))
 		cs.ndti = append(cs.ndti, float64(o.NDTI))
@@ -246,6 +250,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 		declared = s.in.declared.For(id)
 	}
 	cres := coverage.Assess(ccells, s.in.cfg.Season, declared, g.Field.Crop, s.in.cfg.Coverage)
+	setFractions(out.Obs, g, byCell, readingFractions(ccells, s.in.cfg.Coverage))
 	for i, sc := range cres.Seasons {
 		out.Seasons = append(out.Seasons, seasonRow(id, g.Field.Crop, sc))
 		out.CellCover = append(out.CellCover, cellCoverRows(id, g, sc)...)
@@ -274,6 +279,48 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 	ind.CLevel = new(int32(cres.Level))
 	return nil
 }
+
+// readingFractions unmixes each reading of the talhão's cells (as passed
+// to coverage.Assess) into green-canopy, straw and bare-soil fractions
+// (0..1, NaN when the reading cannot be unmixed). It is the one call to
+// coverage's per-reading unmixing.
+func readingFractions(ccells [][]coverage.Obs, p coverage.Params) [][][3]float64 {
+	out := make([][][3]float64, len(ccells))
+	for i, cell := range ccells {
+		out[i] = make([][3]float64, len(cell))
+		for j, o := range cell {
+			g, st, b := p.Fractions(o.NDVI, o.NDTI)
+			out[i][j] = [3]float64{g, st, b}
+		}
+	}
+	return out
+}
+
+// setFractions writes the fractions of each analysed reading, in percent,
+// into its observations row (rows[i] is the talhão's i-th observation).
+func setFractions(rows []export.ObsRow, g grid.Grid, byCell map[string]*cellSeries, fr [][][3]float64) {
+	for i, c := range g.Cells {
+		cs := byCell[c.ID]
+		for j, k := range cs.src {
+			f := fr[i][j]
+			if k >= len(rows) || rows[k].MaskReason != nil || !finite3(f) {
+				continue
+			}
+			rows[k].GreenPct, rows[k].StrawPct, rows[k].SoilPct = pct32(f[0]), pct32(f[1]), pct32(f[2])
+		}
+	}
+}
+
+func finite3(f [3]float64) bool {
+	for _, v := range f {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func pct32(v float64) *float32 { return new(float32(100 * v)) }
 
 // seasonRow converts one season's straw-cover reading into a row.
 func seasonRow(id string, crop zarc.Crop, sc coverage.SeasonCover) export.SeasonRow {

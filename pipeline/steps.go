@@ -64,7 +64,8 @@ func LoadCatalog(ctx context.Context, src string, allow []string) (*series.Catal
 }
 
 // ObsRows converts observations into rows of the observations dataset;
-// masked observations keep their row with null indices.
+// masked observations keep their row with null indices. The per-reading
+// fractions are left null (the analysis sets them, see readingFractions).
 func ObsRows(obs []series.Obs) []export.ObsRow {
 	if len(obs) == 0 {
 		return nil
@@ -81,9 +82,18 @@ func ObsRows(obs []series.Obs) []export.ObsRow {
 		if valid(o.NDTI) {
 			r.NDTI = new(o.NDTI)
 		}
+		r.Red, r.NIR, r.SWIR16, r.SWIR22 = optFloat(o.Red), optFloat(o.NIR), optFloat(o.SWIR1), optFloat(o.SWIR2)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// optFloat is v as a nullable column: nil for NaN.
+func optFloat(v float32) *float32 {
+	if !valid(v) {
+		return nil
+	}
+	return &v
 }
 
 // SeriesConfig is what Series needs: the talhões, the catalog, the sampling
@@ -158,10 +168,11 @@ func Series(ctx context.Context, cfg SeriesConfig) (SeriesResult, error) {
 }
 
 // writeObsCSV writes observations as CSV, the columns of the observations
-// dataset; a masked index is empty.
+// dataset up to the reflectances (no fractions: nothing is unmixed here); a
+// masked value is empty.
 func writeObsCSV(w io.Writer, obs []series.Obs) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"field_id", "cell_id", "date", "collection", "item_id", "ndvi", "ndti", "mask_reason"})
+	_ = cw.Write([]string{"field_id", "cell_id", "date", "collection", "item_id", "ndvi", "ndti", "mask_reason", "red", "nir", "swir16", "swir22"})
 	f := func(v float32) string {
 		if math.IsNaN(float64(v)) {
 			return ""
@@ -169,7 +180,7 @@ func writeObsCSV(w io.Writer, obs []series.Obs) error {
 		return strconv.FormatFloat(float64(v), 'g', -1, 32)
 	}
 	for _, o := range obs {
-		if err := cw.Write([]string{o.FieldID, o.CellID, o.Date.Format("2006-01-02"), o.Collection, o.ItemID, f(o.NDVI), f(o.NDTI), string(o.Mask)}); err != nil {
+		if err := cw.Write([]string{o.FieldID, o.CellID, o.Date.Format("2006-01-02"), o.Collection, o.ItemID, f(o.NDVI), f(o.NDTI), string(o.Mask), f(o.Red), f(o.NIR), f(o.SWIR1), f(o.SWIR2)}); err != nil {
 			return err
 		}
 	}

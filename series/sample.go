@@ -31,8 +31,8 @@ type Obs struct {
 	// Red, NIR, SWIR1 and SWIR2 are the surface reflectances the indices
 	// were computed from (after the profile's scale and offset); NaN when
 	// the band was not read (NDVI-only profiles, no SWIR pair) or its index
-	// is masked. They are not written to observations.parquet; the worker
-	// passes them to coverage (talhão soil fit).
+	// is masked. The worker passes them to coverage (talhão soil fit) and
+	// writes them to observations.parquet (red, nir, swir16, swir22).
 	Red, NIR, SWIR1, SWIR2 float32
 	// Mask is "" when every index the profile gives is valid. Otherwise it
 	// is the reason: cloud, shadow, cirrus, snow, dark, cloud-adjacent,
