@@ -123,10 +123,13 @@ type SeasonCover struct {
 	// WindowEnd): the WindowDays days before sowing, the sowing day excluded.
 	WindowStart, WindowEnd time.Time
 	CoverPct               float64 // mean over cells with readings, percent; NaN when !OK
-	NCells                 int     // cells with at least one reading
-	NObs                   int     // readings used, all cells
-	OK                     bool
-	Reason                 string // why the season is missing ("" when OK)
+	// CoverLo and CoverHi bound CoverPct's 90 % interval from the
+	// calibration's uncertainty (docs/coverage.md); NaN when !OK.
+	CoverLo, CoverHi float64
+	NCells           int // cells with at least one reading
+	NObs             int // readings used, all cells
+	OK               bool
+	Reason           string // why the season is missing ("" when OK)
 	// Cells is the reading of each cell (in the order of Assess's cells)
 	// that went into CoverPct; nil when the season has no sowing date.
 	Cells []CellReading
@@ -142,11 +145,17 @@ type CellReading struct {
 // C is indicator C of one talhão: the arithmetic mean of the three seasons'
 // straw cover (Portaria 349/2026 item 6.7.1) and its Tabela 1 level.
 type C struct {
-	Pct     float64 // percent; NaN when !OK
-	Level   int     // 1..4; 0 when !OK
-	OK      bool
-	Reason  string // why C is missing ("" when OK)
-	Seasons []SeasonCover
+	Pct float64 // percent; NaN when !OK
+	// PctLo and PctHi bound Pct's 90 % interval (the seasons' intervals
+	// combined, docs/coverage.md); NaN when !OK.
+	PctLo, PctHi float64
+	// LevelUncertain is true when the interval crosses a Tabela 1 limit
+	// (30, 60 or 90 %): the level could be the neighbouring one.
+	LevelUncertain bool
+	Level          int // 1..4; 0 when !OK
+	OK             bool
+	Reason         string // why C is missing ("" when OK)
+	Seasons        []SeasonCover
 }
 
 // seasonSowing returns the sowing of season and its crop cycles, found in
@@ -201,7 +210,68 @@ func readSeason(sc *SeasonCover, cells [][]Obs, p Params, buf []float64) {
 		return
 	}
 	sc.CoverPct = total / float64(sc.NCells)
+	sc.CoverLo, sc.CoverHi = sc.CoverPct, sc.CoverPct
+	if se := cellsSE(sc.Cells, sc.CoverPct); sc.NCells > 1 {
+		sc.CoverLo, sc.CoverHi = math.Max(0, sc.CoverPct-1.645*se), math.Min(100, sc.CoverPct+1.645*se)
+	}
 	sc.OK = true
+}
+
+// cellsSE is the standard error of the mean of the cells' covers.
+func cellsSE(cells []CellReading, mean float64) float64 {
+	ss, n := 0.0, 0
+	for _, c := range cells {
+		if c.NObs > 0 {
+			ss += (c.Pct - mean) * (c.Pct - mean)
+			n++
+		}
+	}
+	if n < 2 {
+		return 0
+	}
+	return math.Sqrt(ss / float64(n-1) / float64(n))
+}
+
+// readSeasonCalibrated is readSeason with the season's straw fitted from
+// the talhão's readings (calibration.seasonStraw; the reference straw's
+// prior when there is no fit): the cover is read with the posterior-mean
+// straw, and its 90 % interval spans the covers read with the straws of
+// the posterior (posteriorCover) and the soil's uncertainty.
+func readSeasonCalibrated(sc *SeasonCover, cells [][]Obs, p Params, cal *calibration, buf []float64) {
+	if cal == nil {
+		readSeason(sc, cells, p, buf)
+		return
+	}
+	fit := cal.straw(sc.Sowing.Date.AddDate(0, 0, -envelopeDays), sc.Sowing.Date)
+	p.Straw = fit.Straw.Endmember()
+	readSeason(sc, cells, p, buf)
+	if !sc.OK {
+		return
+	}
+	_, lo, hi, pok := posteriorCover(fit, func(e spectral.Endmember) (float64, float64, bool) {
+		q := p
+		q.Straw = e
+		x := SeasonCover{Season: sc.Season, Sowing: sc.Sowing}
+		readSeason(&x, cells, q, buf)
+		return x.CoverPct, cellsSE(x.Cells, x.CoverPct), x.OK
+	})
+	if !pok {
+		return
+	}
+	// The soil's NDTI: ±soilNDTISD around the fitted soil, read the same way.
+	var ds [2]float64
+	for i, sign := range [2]float64{-1, 1} {
+		q := p
+		q.Soil.NDTI += sign * soilNDTISD
+		x := SeasonCover{Season: sc.Season, Sowing: sc.Sowing}
+		if readSeason(&x, cells, q, buf); x.OK {
+			ds[i] = x.CoverPct - sc.CoverPct
+		}
+	}
+	up, down := math.Max(math.Max(ds[0], ds[1]), 0), math.Max(math.Max(-ds[0], -ds[1]), 0)
+	dl, dh := math.Max(0, sc.CoverPct-lo), math.Max(0, hi-sc.CoverPct)
+	sc.CoverLo = math.Max(0, sc.CoverPct-intervalScale*math.Hypot(dl, down))
+	sc.CoverHi = math.Min(100, sc.CoverPct+intervalScale*math.Hypot(dh, up))
 }
 
 // Assess computes indicator C of one talhão from its cells' series
@@ -216,15 +286,9 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 	if err := p.Validate(); err != nil {
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
-	fit := p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
-	p = p.withDefaults()
+	p, cal := calibrate(cells, p)
 	if crop == "" {
 		crop = zarc.Soja
-	}
-	if fit {
-		if f, ok := fitSoil(cells, p); ok {
-			p.Soil = f.Soil.Endmember()
-		}
 	}
 	med := MedianSeries(cells)
 	s := smoothNDVI(med, p.Lambda, p.RobustIter)
@@ -233,7 +297,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 	sum := 0.0
 	buf := make([]float64, 0, 64)
 	for _, season := range contract.Assessed() {
-		sc := SeasonCover{Season: season, CoverPct: math.NaN()}
+		sc := SeasonCover{Season: season, CoverPct: math.NaN(), CoverLo: math.NaN(), CoverHi: math.NaN()}
 		var err error
 		sc.Sowing, sc.Cycles, err = seasonSowing(s, season, declared, crop, p)
 		if err != nil {
@@ -242,7 +306,7 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 				sc.Reason = "no sowing date: " + sc.Reason
 			}
 		} else {
-			readSeason(&sc, cells, p, buf)
+			readSeasonCalibrated(&sc, cells, p, cal, buf)
 		}
 		if sc.OK {
 			sum += sc.CoverPct
@@ -252,12 +316,28 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 		out.Seasons = append(out.Seasons, sc)
 	}
 	if len(missing) > 0 {
-		out.Pct = math.NaN()
+		out.Pct, out.PctLo, out.PctHi = math.NaN(), math.NaN(), math.NaN()
 		out.Reason = "C missing: " + strings.Join(missing, "; ")
 		return out
 	}
 	out.Pct = sum / float64(len(out.Seasons))
 	out.Level = zarc.CLevel(out.Pct)
+	out.PctLo, out.PctHi = cInterval(out.Pct, out.Seasons)
+	out.LevelUncertain = zarc.CLevel(out.PctLo) != zarc.CLevel(out.PctHi)
 	out.OK = true
 	return out
+}
+
+// cInterval is the 90 % interval of C, the mean of the seasons' covers:
+// the seasons' half-widths are averaged (their errors taken as fully
+// correlated — the soil and the model are the talhão's in every season —,
+// the conservative combination; docs/coverage.md).
+func cInterval(c float64, seasons []SeasonCover) (lo, hi float64) {
+	var dl, dh float64
+	for _, sc := range seasons {
+		dl += sc.CoverPct - sc.CoverLo
+		dh += sc.CoverHi - sc.CoverPct
+	}
+	n := float64(len(seasons))
+	return math.Max(0, c-dl/n), math.Min(100, c+dh/n)
 }

@@ -90,6 +90,10 @@ type Params struct {
 	// from those reflectances (spectral.FitSoil: spectral.SoilSpectrum scaled in
 	// brightness and in SWIR1; docs/coverage.md).
 	NoSoilFit bool
+
+	// skip holds the talhão's wet dates (calibrate), not read when the
+	// window has another date.
+	skip map[time.Time]bool
 }
 
 // Estimator names how CellCover turns a cell's readings into its straw

@@ -37,10 +37,11 @@ type synthOptions struct {
 	nCells     int
 	crop       string // pheno.Soja or pheno.Milho
 	cloudScale float64
+	spectra    pheno.Spectra // the world's spectra (zero: the reference world)
 }
 
 func newSynthField(rng *rand.Rand, o synthOptions) synthField {
-	sc := pheno.Random(rng, o.start.AddDate(0, -6, 0), o.end, pheno.Options{MainCrop: o.crop})
+	sc := pheno.Random(rng, o.start.AddDate(0, -6, 0), o.end, pheno.Options{MainCrop: o.crop, Spectra: o.spectra})
 	dates := pheno.Revisit(o.start, o.end, o.revisit)
 	// The scene's cloud mask: the same passes are cloudy over the whole talhão.
 	mask := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: o.cloudScale, ResidueProb: -1})
@@ -77,3 +78,11 @@ func (f synthField) trueSowing(s Season) (time.Time, bool) {
 // -obsnoise 1e-9 measures how far the design goes without it
 // (docs/coverage.md).
 var obsNoise = flag.Float64("obsnoise", 0, "additive reflectance noise of the synthetic readings (0 = pheno default 0.006; diagnostics)")
+
+type timeT = time.Time
+
+var (
+	hardSeed     = flag.Uint64("hardseed", 20271, "held-out seed of the harder harness (TestAccuracyHarder)")
+	hardTuneSeed = flag.Uint64("hardtune", 11, "tuning seed of the harder harness (TestHarderAccuracySmall)")
+	hardN        = flag.Int("hardn", 300, "talhões of the held-out harder harness")
+)

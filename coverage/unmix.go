@@ -51,6 +51,79 @@ func fitSoil(cells [][]Obs, p Params) (spectral.SoilFit, bool) {
 	return spectral.FitSoil(spectral.GreenSpectrum, spectral.StrawSpectrum, spectral.SoilSpectrum, rs, MinSoilFitObs)
 }
 
+// calibrate returns p with defaults and the talhão's own endmembers: the
+// soil fitted from its readings (fitSoil) unless p sets Soil or BareNDTI
+// or NoSoilFit, and, when p leaves every endmember to the readings
+// (Params.calibrated), the calibration the seasons' straw is then fitted
+// with (nil otherwise: the straw is p's).
+func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
+	fit := p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
+	all := p.calibrated()
+	p = p.withDefaults()
+	cal := &calibration{soil: spectral.SoilSpectrum}
+	if fit {
+		if f, ok := fitSoil(cells, p); ok {
+			p.Soil = f.Soil.Endmember()
+			cal.soil = f.Soil
+		}
+	}
+	if !all {
+		return p, nil
+	}
+	cal.dates, cal.ndvi, cal.ndti, cal.swir = dateMedians(cells)
+	p.skip = wetDates(cal.dates, cal.swir)
+	return p, cal
+}
+
+// Fractions is one reading split into green canopy, straw and bare soil
+// (0..1 inside the endmember triangle, summing to 1; not clamped).
+type Fractions struct{ Green, Straw, Soil float64 }
+
+// UnmixReadings unmixes every reading of a talhão (cells as for Assess)
+// with the talhão's calibrated endmembers, the set Assess reads the
+// seasons' straw cover with: out[i][j] is cells[i][j]. NaNs for a reading
+// without finite NDVI and NDTI, or when the endmembers cannot be unmixed.
+func UnmixReadings(cells [][]Obs, p Params) [][]Fractions {
+	if p.Validate() != nil {
+		p = Params{}
+	}
+	p, cal := calibrate(cells, p)
+	// One unmixer per agricultural year (July start): the straw fitted from
+	// that year's straw period, as Assess fits it for the season.
+	us := map[int]spectral.Unmixer{}
+	unmixer := func(d time.Time) (spectral.Unmixer, bool) {
+		y := d.Year()
+		if d.Month() < time.July {
+			y--
+		}
+		if u, ok := us[y]; ok {
+			return u, true
+		}
+		q := p
+		if cal != nil {
+			from := time.Date(y, time.July, 1, 0, 0, 0, 0, time.UTC)
+			q.Straw = cal.straw(from, from.AddDate(0, 0, strawPeriodDays)).Straw.Endmember()
+		}
+		u, ok := spectral.New(q.Green, q.Straw, q.Soil)
+		if ok {
+			us[y] = u
+		}
+		return u, ok
+	}
+	out := make([][]Fractions, len(cells))
+	for i, cell := range cells {
+		out[i] = make([]Fractions, len(cell))
+		for j, o := range cell {
+			f := Fractions{math.NaN(), math.NaN(), math.NaN()}
+			if u, ok := unmixer(zarc.Day(o.Date)); ok && finite(o.NDVI) && finite(o.NDTI) {
+				f.Green, f.Straw, f.Soil = u.Fractions(o.NDVI, o.NDTI)
+			}
+			out[i][j] = f
+		}
+	}
+	return out
+}
+
 // unmixCover is EstimatorUnmix of cellCover. Each reading with
 // finite NDVI below MaxNDVI dated from AnchorDays before the window to
 // AnchorDays after the sowing is unmixed into green, straw and soil
@@ -78,13 +151,14 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 	type reading struct{ day, straw float64 }
 	var rs []reading
 	inside := 0
+	dry := dryInWindow(obs, from, sow, p)
 	var firstAfter time.Time // the first clear date on or after sowing
 	for _, o := range obs {
 		d := zarc.Day(o.Date)
 		if d.Before(lo) || !d.Before(hi) {
 			continue
 		}
-		if !finite(o.NDVI) || !finite(o.NDTI) || o.NDVI >= p.MaxNDVI {
+		if !finite(o.NDVI) || !finite(o.NDTI) || o.NDVI >= p.MaxNDVI || (dry && p.skip[d]) {
 			continue
 		}
 		g, s, b := u.Fractions(o.NDVI, o.NDTI)
@@ -135,6 +209,21 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 	}
 	v := timeMean(days, vals, p.WindowDays)
 	return math.Max(0, math.Min(100, 100*v)), inside, true
+}
+
+// dryInWindow reports whether obs has a usable reading in the window
+// [from, sow) on a date not in p.skip (then the wet dates are not read).
+func dryInWindow(obs []Obs, from, sow time.Time, p Params) bool {
+	if len(p.skip) == 0 {
+		return false
+	}
+	for _, o := range obs {
+		d := zarc.Day(o.Date)
+		if !d.Before(from) && d.Before(sow) && finite(o.NDVI) && finite(o.NDTI) && o.NDVI < p.MaxNDVI && !p.skip[d] {
+			return true
+		}
+	}
+	return false
 }
 
 // timeMean returns the mean over the days 0..w−1 of the piecewise-linear

@@ -237,3 +237,78 @@ func misfit(n [4]float64, r Spectrum) float64 {
 	b := r.bands()
 	return math.Abs(n[0]*b[0]+n[1]*b[1]+n[2]*b[2]+n[3]*b[3]) / 2
 }
+
+// StrawFit is a belief about the straw spectrum of one field and season:
+// candidate spectra (the reference straw with its SWIR2 scaled, which sets
+// its NDTI: residue type and age change the depth of the cellulose and
+// lignin absorption near 2.1 µm most, Daughtry 2005) and their
+// probabilities.
+type StrawFit struct {
+	Straw   Spectrum   // the reference straw the candidates scale
+	Factors []float64  // SWIR2 factors of the candidates (grid 0.70–1.50 by 0.02)
+	Spectra []Spectrum // the candidate spectra
+	Weights []float64  // their probabilities, summing to 1
+}
+
+// Straw belief grid: the template's SWIR2 scaled 0.70–1.50 (straw NDTI
+// ≈ 0.39 down to 0.05 around the reference 0.241).
+const strawLo, strawHi, strawStep = 0.70, 1.50, 0.02
+
+// AtLeast returns f updated by the knowledge that the straw's NDTI is at
+// least env give or take sd (a Gaussian step: weight × Φ((NDTI − env)/sd)).
+// The dry-residue envelope of a field — the highest NDTI its dry, bare
+// of green readings reached — is such a bound: mixtures of straw and soil
+// lie below the straw's NDTI. f is returned unchanged when the update
+// leaves no weight.
+func (f StrawFit) AtLeast(env, sd float64) StrawFit {
+	out := f
+	out.Weights = make([]float64, len(f.Weights))
+	sum := 0.0
+	for i, w := range f.Weights {
+		z := (f.Spectra[i].Endmember().NDTI - env) / sd
+		out.Weights[i] = w * 0.5 * math.Erfc(-z/math.Sqrt2)
+		sum += out.Weights[i]
+	}
+	if !(sum > 1e-12) {
+		return f
+	}
+	for i := range out.Weights {
+		out.Weights[i] /= sum
+	}
+	return out
+}
+
+// Mean returns the posterior-mean straw spectrum of f (band by band).
+func (f StrawFit) Mean() Spectrum {
+	var m Spectrum
+	for i, w := range f.Weights {
+		s := f.Spectra[i]
+		m = Spectrum{m.Red + w*s.Red, m.NIR + w*s.NIR, m.SWIR1 + w*s.SWIR1, m.SWIR2 + w*s.SWIR2}
+	}
+	return m
+}
+
+// PriorStraw is the straw belief without readings: the reference straw's
+// SWIR2 scaled on the belief grid (0.70–1.50) with Gaussian weights in NDTI around
+// the reference (0.241) with standard deviation sd (crop residues of
+// Brazilian grain fields, fresh to aged and dry to damp, span ≈ 0.15–0.32:
+// Daughtry et al. 2005; Quemada & Daughtry 2016; sd 0.045 covers that
+// range at ±1.9 sd).
+func PriorStraw(sd float64) StrawFit {
+	var f StrawFit
+	ref := StrawSpectrum.Endmember().NDTI
+	sum := 0.0
+	for x := strawLo; x <= strawHi+1e-9; x += strawStep {
+		s := StrawSpectrum
+		s.SWIR2 *= x
+		z := (s.Endmember().NDTI - ref) / sd
+		w := math.Exp(-z * z / 2)
+		f.Factors, f.Spectra, f.Weights = append(f.Factors, x), append(f.Spectra, s), append(f.Weights, w)
+		sum += w
+	}
+	for i := range f.Weights {
+		f.Weights[i] /= sum
+	}
+	f.Straw = StrawSpectrum
+	return f
+}

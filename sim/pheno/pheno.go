@@ -81,6 +81,14 @@ type Scenario struct {
 
 	// Daily state, index = days since Start.
 	green, dry, straw []float64
+
+	// The varied world (Options.Spectra), nil in the reference world; then
+	// also, per day, the ground residue's crop and age (days since its
+	// harvest) and the mean green and dry canopy spectra.
+	world                  *world
+	residue                []string
+	residueAge             []int
+	canopyGreen, canopyDry []Reflectance
 }
 
 func (s *Scenario) index(d time.Time) int {
@@ -109,6 +117,9 @@ func (s *Scenario) GroundStraw(d time.Time) float64 {
 
 // Reflectance returns the noise-free surface reflectance on day d.
 func (s *Scenario) Reflectance(d time.Time) Reflectance {
+	if s.world != nil {
+		return s.variedReflectance(d)
+	}
 	g, st, so := s.Fractions(d)
 	return GreenEndmember.scale(g).add(StrawEndmember.scale(st)).add(s.Soil.scale(so))
 }
@@ -150,6 +161,9 @@ type Options struct {
 	// AgriYearStart is the month-day that starts an agricultural year
 	// (default 07-01).
 	AgriYearStart time.Month
+	// Spectra picks the world's spectra; the zero value is the reference
+	// world (see SpectraVaried).
+	Spectra Spectra
 }
 
 func (o Options) withDefaults() Options {
@@ -204,6 +218,9 @@ func Random(rng *rand.Rand, start, end time.Time, o Options) *Scenario {
 		s.maybeTill(rng, o, next, lastHarvest)
 	}
 	sort.Slice(s.Cycles, func(i, j int) bool { return s.Cycles[i].Sowing.Before(s.Cycles[j].Sowing) })
+	if o.Spectra == SpectraVaried {
+		s.drawWorld(rng)
+	}
 	s.simulate()
 	return s
 }
@@ -372,20 +389,27 @@ func (s *Scenario) WithTillage(t Tillage) *Scenario {
 func (s *Scenario) simulate() {
 	n := s.index(s.End) + 1
 	s.green, s.dry, s.straw = make([]float64, n), make([]float64, n), make([]float64, n)
+	if s.world != nil {
+		s.residue, s.residueAge = make([]string, n), make([]int, n)
+		s.canopyGreen, s.canopyDry = make([]Reflectance, n), make([]Reflectance, n)
+	}
 	straw := s.initStraw
 	residue := Soja // crop whose residue dominates the ground
+	age := 120      // days since that residue's harvest
 	ti := 0
 	for i := 0; i < n; i++ {
 		d := s.Start.AddDate(0, 0, i)
 		straw *= math.Exp(-math.Ln2 / s.halfLife[residue] * moisture[d.Month()-1])
 		var green, dry float64
+		var gSpec, dSpec Reflectance
+		age++
 		for _, c := range s.Cycles {
 			if d.Before(c.Emergence) || !d.Before(c.Harvest) {
 				if d.Equal(c.Harvest) {
 					// The canopy becomes residue on the ground.
 					straw += (1 - straw) * c.Yield
 					if c.Yield > 0.3 {
-						residue = c.Crop
+						residue, age = c.Crop, 0
 					}
 				}
 				continue
@@ -394,6 +418,20 @@ func (s *Scenario) simulate() {
 			gf := greenShare(c, d)
 			green += cover * gf
 			dry += cover * (1 - gf)
+			if s.world != nil {
+				gSpec = gSpec.add(s.world.green[c.Crop].scale(cover * gf))
+				dSpec = dSpec.add(s.world.straw[c.Crop].scale(cover * (1 - gf)))
+			}
+		}
+		if s.world != nil {
+			s.residue[i], s.residueAge[i] = residue, min(age, ageHumifyMaxDays)
+			s.canopyGreen[i], s.canopyDry[i] = s.world.green[Soja], s.world.straw[Soja]
+			if green > 0 {
+				s.canopyGreen[i] = gSpec.scale(1 / green)
+			}
+			if dry > 0 {
+				s.canopyDry[i] = dSpec.scale(1 / dry)
+			}
 		}
 		for ti < len(s.Tillage) && !s.Tillage[ti].Date.After(d) {
 			if s.Tillage[ti].Date.Equal(d) {

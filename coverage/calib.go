@@ -1,0 +1,238 @@
+package coverage
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/manejo/manejo/spectral"
+	"github.com/manejo/manejo/zarc"
+)
+
+// The straw calibration (docs/coverage.md). A season's straw is not one
+// spectrum (residue type, age and wetness move its NDTI over ≈ 0.15–0.32)
+// and four bands cannot tell it from the soil's in a mixture, so it is a
+// belief: the prior spread of straw spectra (spectral.PriorStraw) updated
+// by the talhão's own dry-residue envelope of that season — straw is the
+// high-NDTI end of every straw–soil mixture, so its NDTI is at least the
+// highest the talhão's bare-of-green readings reached between the start of
+// the agricultural year and the sowing (spectral.StrawFit.AtLeast).
+const (
+	// minEnvelopeDates is how many dates with a talhão-median reading of
+	// NDVI below envelopeMaxNDVI the envelope needs; with fewer the season
+	// keeps the prior (the documented fallback).
+	minEnvelopeDates = 3
+	// envelopeMaxNDVI: dates whose talhão median NDVI is below this are
+	// dry residue and soil with little green (green canopy has the highest
+	// NDTI and would lift the envelope).
+	envelopeMaxNDVI = 0.3
+	// envelopeSD is the uncertainty of the envelope: the noise of a
+	// talhão-median NDTI (≈ 0.006 with 6–12 cells) plus the bias of taking
+	// the second-highest of a few tens of dates.
+	envelopeSD = 0.015
+	// wetDrop: a date whose talhão-median SWIR brightness is below this
+	// share of the median over the dates within wetSpanDays is taken as a
+	// wet surface (rain darkens soil and residue, SWIR most, and narrows
+	// their NDTI contrast: Quemada & Daughtry 2016) and not read when the
+	// window has a dry date.
+	wetDrop     = 0.9
+	wetSpanDays = 20
+)
+
+// calibration is a talhão's endmember set as fitted from its readings.
+type calibration struct {
+	soil spectral.Spectrum // fitted soil (or the reference one)
+	// The talhão-median series (dateMedians).
+	dates            []time.Time
+	ndvi, ndti, swir []float64
+}
+
+// straw is seasonStraw on the talhão's series.
+func (c *calibration) straw(from, to time.Time) spectral.StrawFit {
+	return seasonStraw(c.dates, c.ndvi, c.ndti, from, to)
+}
+
+// dateMedians returns, per date, the medians over cells of NDVI, NDTI and
+// SWIR brightness (SWIR1 + SWIR2; NaN without reflectances), by date.
+func dateMedians(cells [][]Obs) (dates []time.Time, ndvi, ndti, swir []float64) {
+	type acc struct{ v, t, s []float64 }
+	by := map[time.Time]*acc{}
+	for _, cell := range cells {
+		for _, o := range cell {
+			if !finite(o.NDVI) || !finite(o.NDTI) {
+				continue
+			}
+			d := zarc.Day(o.Date)
+			a := by[d]
+			if a == nil {
+				a = &acc{}
+				by[d] = a
+			}
+			a.v, a.t = append(a.v, o.NDVI), append(a.t, o.NDTI)
+			if o.spectrum().Valid() {
+				a.s = append(a.s, o.SWIR1+o.SWIR2)
+			}
+		}
+	}
+	for d := range by {
+		dates = append(dates, d)
+	}
+	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
+	med := func(v []float64) float64 {
+		if len(v) == 0 {
+			return math.NaN()
+		}
+		sort.Float64s(v)
+		return median(v)
+	}
+	for _, d := range dates {
+		a := by[d]
+		ndvi, ndti, swir = append(ndvi, med(a.v)), append(ndti, med(a.t)), append(swir, med(a.s))
+	}
+	return dates, ndvi, ndti, swir
+}
+
+// wetDates returns the dates whose talhão-median SWIR brightness dips
+// below wetDrop of the local median (wetSpanDays either side).
+func wetDates(dates []time.Time, swir []float64) map[time.Time]bool {
+	wet := map[time.Time]bool{}
+	var loc []float64
+	for i, d := range dates {
+		if !finite(swir[i]) {
+			continue
+		}
+		loc = loc[:0]
+		for j, e := range dates {
+			if finite(swir[j]) && absDays(e.Sub(d)) <= wetSpanDays {
+				loc = append(loc, swir[j])
+			}
+		}
+		sort.Float64s(loc)
+		if len(loc) >= 3 && swir[i] < wetDrop*median(loc) {
+			wet[d] = true
+		}
+	}
+	return wet
+}
+
+func absDays(d time.Duration) float64 { return math.Abs(d.Hours() / 24) }
+
+// seasonStraw returns the straw belief of the straw period [from, to): the
+// prior updated by the dry-residue envelope (the second-highest
+// talhão-median NDTI of the dates with median NDVI below envelopeMaxNDVI),
+// or the prior alone with fewer than minEnvelopeDates such dates. Its
+// Straw, the spectrum the season is read with, is the reference straw
+// raised to the envelope's NDTI less envelopeSD when that lies above it (a lower
+// bound only: the posterior mean would move every field's straw up by
+// the prior's truncation, biasing fields whose straw is the reference).
+func seasonStraw(dates []time.Time, ndvi, ndti []float64, from, to time.Time) spectral.StrawFit {
+	var v []float64
+	for i, d := range dates {
+		if !d.Before(from) && d.Before(to) && ndvi[i] < envelopeMaxNDVI {
+			v = append(v, ndti[i])
+		}
+	}
+	prior := priorStraw()
+	if len(v) < minEnvelopeDates {
+		return prior
+	}
+	sort.Float64s(v)
+	env := v[len(v)-2]
+	fit := prior.AtLeast(env, envelopeSD)
+	// The point estimate: the reference straw, unless the envelope shows
+	// the season's straw above it; then straw at the envelope.
+	if b := env - envelopeSD; b > fit.Straw.Endmember().NDTI {
+		s := fit.Straw
+		s.SWIR2 = s.SWIR1 * (1 - b) / (1 + b)
+		fit.Straw = s
+	}
+	return fit
+}
+
+// posteriorCover reads one season's cover once per straw of the posterior
+// fit (weights ≥ 1e-3 of the mode's) and returns the weighted mean and the
+// 5 % and 95 % weighted quantiles, widened by the cells' sampling error.
+// read returns the season's cover (percent) with the given straw endmember.
+func posteriorCover(fit spectral.StrawFit, read func(spectral.Endmember) (float64, float64, bool)) (mean, lo, hi float64, ok bool) {
+	type pt struct{ v, w float64 }
+	var pts []pt
+	wmax := 0.0
+	for _, w := range fit.Weights {
+		wmax = math.Max(wmax, w)
+	}
+	sum, se2 := 0.0, 0.0
+	for i, w := range fit.Weights {
+		if w < 1e-3*wmax {
+			continue
+		}
+		v, se, vok := read(fit.Spectra[i].Endmember())
+		if !vok {
+			continue
+		}
+		pts = append(pts, pt{v, w})
+		mean += w * v
+		se2 += w * se * se
+		sum += w
+	}
+	if sum == 0 {
+		return math.NaN(), math.NaN(), math.NaN(), false
+	}
+	mean /= sum
+	sort.Slice(pts, func(i, j int) bool { return pts[i].v < pts[j].v })
+	q := func(p float64) float64 {
+		acc := 0.0
+		for _, x := range pts {
+			acc += x.w / sum
+			if acc >= p {
+				return x.v
+			}
+		}
+		return pts[len(pts)-1].v
+	}
+	// The calibration spread and the cells' sampling error add in quadrature.
+	z := 1.645
+	dl, dh := mean-q(0.05), q(0.95)-mean
+	s := math.Sqrt(se2 / sum)
+	lo = math.Max(0, mean-math.Sqrt(dl*dl+z*z*s*s))
+	hi = math.Min(100, mean+math.Sqrt(dh*dh+z*z*s*s))
+	return mean, lo, hi, true
+}
+
+// priorStrawSD is the standard deviation of straw NDTI in the fallback
+// prior (spectral.PriorStraw).
+const priorStrawSD = 0.045
+
+// priorStraw is the fallback when neither the season nor the talhão has
+// enough readings with reflectances: the reference straw, with the
+// spread of straw spectra as its uncertainty.
+func priorStraw() spectral.StrawFit { return spectral.PriorStraw(priorStrawSD) }
+
+// strawPeriodDays is how long after the start of the agricultural year the
+// straw period of UnmixReadings runs (Assess reads it up to the sowing):
+// the residues of the dry season, read before the main crop's canopy.
+const strawPeriodDays = 184
+
+// calibrated reports whether p leaves the endmembers to the talhão's
+// readings (EstimatorUnmix, no Straw, StrawNDTI, Soil or BareNDTI set, the
+// soil fit on).
+func (p Params) calibrated() bool {
+	return p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0 &&
+		p.Straw == (spectral.Endmember{}) && p.StrawNDTI == 0
+}
+
+// soilNDTISD is the uncertainty of the talhão soil's NDTI that the
+// intervals carry: the soil fit moves it at most ±6 % in SWIR1 around the
+// reference oxisol, while Brazilian grain soils span NDTI ≈ 0.00–0.12
+// (dark clayey latosols to sandy neosols).
+const soilNDTISD = 0.03
+
+// intervalScale widens the combined straw and soil spread into the 90 %
+// interval for what neither term holds (wet dates left in the window,
+// straw mixtures, aging within the window); set on the harder harness's
+// tuning seed (docs/coverage.md).
+var intervalScale = 1.8
+
+// envelopeDays is the straw period of a season: the days before its sowing
+// whose dry readings bound its straw (the residue read in the window, not
+// the fresher one right after the previous harvest).
+const envelopeDays = 90
