@@ -177,7 +177,7 @@ var wantTypes = map[string]map[string]string{
 		"field_id": "BYTE_ARRAY/String", "crop": "BYTE_ARRAY/String", "area_ha": "DOUBLE/None", "cell_size_ha": "DOUBLE/None",
 		"n_cells": "INT32/Int(bitWidth=32, isSigned=true)", "sensors.list.element": "BYTE_ARRAY/String", "modis_eligible": "BOOLEAN/None",
 		"period_start": "INT32/Date?", "period_end": "INT32/Date?", "t_years": "DOUBLE/None?", "t_years_min": "DOUBLE/None?", "t_censored": "BOOLEAN/None",
-		"t_level": "INT32/Int(bitWidth=32, isSigned=true)?", "last_event": "INT32/Date?", "c_pct": "DOUBLE/None?", "c_level": "INT32/Int(bitWidth=32, isSigned=true)?",
+		"t_level": "INT32/Int(bitWidth=32, isSigned=true)?", "last_event": "INT32/Date?", "c_pct": "DOUBLE/None?", "c_level": "INT32/Int(bitWidth=32, isSigned=true)?", "c_pct_lo": "DOUBLE/None?", "c_pct_hi": "DOUBLE/None?", "c_level_uncertain": "BOOLEAN/None?",
 		"c_seasons.list.element": "BYTE_ARRAY/String", "c_season_1_pct": "DOUBLE/None?", "c_season_2_pct": "DOUBLE/None?", "c_season_3_pct": "DOUBLE/None?",
 		"slope_mean_pct": "DOUBLE/None?", "slope_median_pct": "DOUBLE/None?", "slope_p90_pct": "DOUBLE/None?", "contour_required": "BOOLEAN/None?",
 		"declividade_media": "INT32/Int(bitWidth=32, isSigned=true)?", "status": "BYTE_ARRAY/String", "reasons.list.element": "BYTE_ARRAY/String",

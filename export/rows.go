@@ -144,6 +144,9 @@ type IndicatorRow struct {
 	LastEvent        *zarc.Date `parquet:"last_event,date" doc:"date of the latest soil-revolving event; null when none"`
 	CPct             *float64   `parquet:"c_pct,optional" unit:"%" doc:"C: mean straw cover of the three seasons before the contract year (Portaria 349, 6.7)"`
 	CLevel           *int32     `parquet:"c_level,optional" unit:"1..4" doc:"level of C (Tabela 1: <30, 30–60, 60–90, ≥90 %)"`
+	CPctLo           *float64   `parquet:"c_pct_lo,optional" unit:"%" doc:"lower end of C's 90 % interval, from the straw and soil calibration's uncertainty (docs/coverage.md)"`
+	CPctHi           *float64   `parquet:"c_pct_hi,optional" unit:"%" doc:"upper end of C's 90 % interval"`
+	CLevelUncertain  *bool      `parquet:"c_level_uncertain,optional" doc:"C's 90 % interval crosses a Tabela 1 limit (30, 60 or 90 %): the level could be a neighbouring one"`
 	CSeasons         []string   `parquet:"c_seasons,list" doc:"the seasons averaged into C, oldest first"`
 	CSeason1Pct      *float64   `parquet:"c_season_1_pct,optional" unit:"%" doc:"straw cover of c_seasons[1] (oldest); null when missing"`
 	CSeason2Pct      *float64   `parquet:"c_season_2_pct,optional" unit:"%" doc:"straw cover of c_seasons[2]; null when missing"`

@@ -277,6 +277,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 	}
 	ind.CPct = new(cres.Pct)
 	ind.CLevel = new(int32(cres.Level))
+	ind.CPctLo, ind.CPctHi, ind.CLevelUncertain = new(cres.PctLo), new(cres.PctHi), new(cres.LevelUncertain)
 	return nil
 }
 

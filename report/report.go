@@ -225,6 +225,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .lv{display:inline-block;min-width:1.6em;text-align:center;border-radius:3px;color:#fff;font-weight:600}
 .lv1{background:#cf222e}.lv2{background:#bc4c00}.lv3{background:#9a6700}.lv4{background:#1a7f37}.lv0{background:#8c959f}
 .st-ok{color:#1a7f37}.st-partial{color:#9a6700}.st-failed{color:#cf222e}
+.ci{color:#57606a;font-size:.9em}.warn{color:#9a6700;font-weight:600}
 section.field{border-top:2px solid #d0d7de;padding:14px 0;content-visibility:auto;contain-intrinsic-size:auto 720px}
 .figs{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}.figs>div{width:360px}
 .facts{font-size:13px}.facts td{border:none;padding:1px 8px 1px 0}
@@ -333,10 +334,24 @@ func writeSummary(w io.Writer, inds []export.IndicatorRow, levels map[string]*ex
 			`<td class="num" data-v="%s">%s</td><td data-v="%s">%s</td><td class="num" data-v="%s">%s</td><td data-v="%s">%s</td><td>%s</td>`+
 			`<td class="num" data-v="%s">%s</td><td>%s</td><td class="st-%s">%s</td><td>%s</td></tr>`,
 			r.AreaHa, r.CellSizeHa, r.NCells, html.EscapeString(strings.Join(r.Sensors, ", ")),
-			tv, tt, tl, level(r.TLevel), dataV(r.CPct), f1(r.CPct, ""), cl, level(r.CLevel), strings.Join(per, " · "),
+			tv, tt, tl, level(r.TLevel), dataV(r.CPct), cText(r), cl, level(r.CLevel), strings.Join(per, " · "),
 			dataV(r.SlopeMeanPct), f1(r.SlopeMeanPct, ""), contour, r.Status, r.Status, html.EscapeString(strings.Join(r.Reasons, "; ")))
 	}
 	fmt.Fprint(w, `</tbody></table>`)
+}
+
+// cText is C with its 90 % interval, marked when the interval crosses a
+// Tabela 1 limit (the level could be a neighbouring one).
+func cText(r export.IndicatorRow) string {
+	s := f1(r.CPct, "")
+	if r.CPct == nil || r.CPctLo == nil || r.CPctHi == nil {
+		return s
+	}
+	s += fmt.Sprintf(` <span class="ci">(90 %%: %.0f–%.0f)</span>`, *r.CPctLo, *r.CPctHi)
+	if r.CLevelUncertain != nil && *r.CLevelUncertain {
+		s += ` <span class="warn" title="the 90 % interval crosses a Tabela 1 limit (30/60/90 %): the level could be a neighbouring one">level uncertain</span>`
+	}
+	return s
 }
 
 // anchor makes an HTML id fragment from a talhão id.
