@@ -19,6 +19,7 @@ func testGenerator() generator { return &phenoGen{revisit: 5} }
 // (one scene covers it), and per-cell noise and unflagged residue.
 type phenoGen struct {
 	revisit int
+	spectra pheno.Spectra   // the world (zero: the reference world)
 	last    *pheno.Scenario // last scenario drawn
 	truth   []time.Time
 	border  time.Time // date of the last border-only tillage
@@ -30,7 +31,11 @@ var (
 )
 
 func (g *phenoGen) name() string {
-	return fmt.Sprintf("sim/pheno Random + Observe, %d-day revisit, %s..%s", g.revisit,
+	w := "reference"
+	if g.spectra == pheno.SpectraVaried {
+		w = "varied"
+	}
+	return fmt.Sprintf("sim/pheno Random (%s world) + Observe, %d-day revisit, %s..%s", w, g.revisit,
 		genStart.Format(time.DateOnly), genEnd.Format(time.DateOnly))
 }
 
@@ -49,7 +54,7 @@ func toObs(o []pheno.Obs) []Obs {
 // observed period when till, none at all otherwise.
 func (g *phenoGen) scenario(rng *rand.Rand, till bool) *pheno.Scenario {
 	for {
-		o := pheno.Options{TillageProb: -1}
+		o := pheno.Options{TillageProb: -1, Spectra: g.spectra}
 		if till {
 			o.TillageProb = 0.4
 		}
