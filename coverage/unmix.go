@@ -62,7 +62,7 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	p = p.withDefaults()
 	cal := &calibration{soil: spectral.SoilSpectrum}
 	if fit {
-		if f, ok := fitSoil(cells, p); ok {
+		if f, ok := fitSoil(cells, p); ok && (!all || !f.AtEdge()) {
 			p.Soil = f.Soil.Endmember()
 			cal.soil = f.Soil
 		}

@@ -312,3 +312,10 @@ func PriorStraw(sd float64) StrawFit {
 	f.Straw = StrawSpectrum
 	return f
 }
+
+// AtEdge reports whether the fitted SWIR1 factor lies on the edge of the
+// search grid (0.94 or 1.06): the readings are not mixtures of the template
+// family (another soil class, wet dates), and the fit is not to be trusted.
+func (f SoilFit) AtEdge() bool {
+	return f.SWIR1 <= fitSWIRLo+fitSWIRStep/2 || f.SWIR1 >= fitSWIRHi-fitSWIRStep/2
+}
