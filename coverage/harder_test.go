@@ -55,7 +55,7 @@ func runHarder(n, nCells int, seed uint64, spectra pheno.Spectra) hardResult {
 			crop = pheno.Milho
 		}
 		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: nCells, crop: crop, cloudScale: 1, spectra: spectra})
-		got := Assess(f.cells, contract, nil, zarc.Crop(crop), testParams())
+		got := Assess(f.cells, contract, nil, zarc.Crop(crop), hardParams())
 		tsum := 0.0
 		for i, s := range contract.Assessed() {
 			sow, ok := f.trueSowing(s)
@@ -75,7 +75,7 @@ func runHarder(n, nCells int, seed uint64, spectra pheno.Spectra) hardResult {
 				rec.est, rec.lo, rec.hi = sc.CoverPct, sc.CoverLo, sc.CoverHi
 			}
 			r.seasons = append(r.seasons, rec)
-			r.readings = append(r.readings, seasonReadings(f, sow, testParams())...)
+			r.readings = append(r.readings, seasonReadings(f, sow, hardParams())...)
 		}
 		r.cs = append(r.cs, cRec{truth: tsum / 3, est: got.Pct, lo: got.PctLo, hi: got.PctHi, ok: got.OK, flagged: got.LevelUncertain})
 	}
@@ -273,4 +273,15 @@ func TestAccuracyHarder(t *testing.T) {
 		s := summarise(runHarder(*hardN, 12, *hardSeed, w.sp))
 		t.Logf("%s, held-out seed %d, %d talhões × 12 cells:\n%v", w.name, *hardSeed, *hardN, s)
 	}
+}
+
+// hardParams is testParams, or with -fixedstraw the reference straw given
+// (no straw calibration, no intervals beyond sampling: the estimator
+// before issue 17, for the "before" column).
+func hardParams() Params {
+	p := testParams()
+	if *fixedStraw {
+		p.StrawNDTI = 0.2414
+	}
+	return p
 }

@@ -85,4 +85,5 @@ var (
 	hardSeed     = flag.Uint64("hardseed", 20271, "held-out seed of the harder harness (TestAccuracyHarder)")
 	hardTuneSeed = flag.Uint64("hardtune", 11, "tuning seed of the harder harness (TestHarderAccuracySmall)")
 	hardN        = flag.Int("hardn", 300, "talhões of the held-out harder harness")
+	fixedStraw   = flag.Bool("fixedstraw", false, "harder harness: the reference straw given, no straw calibration (the estimator before issue 17)")
 )

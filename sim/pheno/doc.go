@@ -24,6 +24,7 @@
 // green canopy NDVI ≈ 0.86 and NDTI ≈ 0.37, dry straw NDVI ≈ 0.2 and NDTI ≈
 // 0.24, bare oxisol NDVI ≈ 0.15 and NDTI ≈ 0.05 (Daughtry et al. 2005, van
 // Deventer et al. 1997, Zheng et al. 2012 for the residue/soil contrast in
-// SWIR1/SWIR2). Everything is pure and deterministic for a given *rand.Rand
+// SWIR1/SWIR2). Those are the reference world's; Options.Spectra =
+// SpectraVaried draws a harder world that shares none of them (world.go). Everything is pure and deterministic for a given *rand.Rand
 // (math/rand/v2).
 package pheno
