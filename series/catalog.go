@@ -88,6 +88,11 @@ type Asset struct {
 	// Scale, Offset and Nodata come from raster:bands[Band-1]; nil when
 	// absent.
 	Scale, Offset, Nodata *float64
+	// GDALConfig holds KEY=VALUE GDAL options for this asset's opens and
+	// reads only (an Earthdata bearer header, requester pays), set by the
+	// archive access rules of package stacapi. It may hold a credential:
+	// never print or write it.
+	GDALConfig []string
 }
 
 // Problem is an item, asset or file that could not be used, and why.
@@ -167,14 +172,32 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		kept = append(kept, it)
 	}
 	cat.Items = kept
-	sort.SliceStable(cat.Items, func(i, j int) bool {
-		a, b := cat.Items[i], cat.Items[j]
+	sortItems(cat.Items)
+	return cat, errs
+}
+
+// NewCatalog is a catalog of items found elsewhere (a STAC API search),
+// sorted like LoadCatalog's. Asset hrefs must lie under allow, or, when it
+// is empty, on the host of source (the API's root URL).
+func NewCatalog(items []*Item, source string, allow []string) (*Catalog, error) {
+	rules, err := hrefRules(source, false, allow)
+	if err != nil {
+		return nil, err
+	}
+	cat := &Catalog{Items: append([]*Item(nil), items...), Source: source, allow: rules}
+	sortItems(cat.Items)
+	return cat, nil
+}
+
+// sortItems orders items by datetime, then id.
+func sortItems(items []*Item) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
 		if !a.Datetime.Equal(b.Datetime) {
 			return a.Datetime.Before(b.Datetime)
 		}
 		return a.ID < b.ID
 	})
-	return cat, errs
 }
 
 // catalogDocs lists the documents of a catalog: the files of a local
@@ -306,6 +329,12 @@ type rawItem struct {
 	Properties map[string]any      `json:"properties"`
 	Assets     map[string]rawAsset `json:"assets"`
 }
+
+// ParseItem reduces one STAC Item document to an Item, resolving relative
+// hrefs against base (the URL or path it came from). An unusable item is a
+// Problem wrapping ErrMalformedItem. It is the constructor other packages
+// (a STAC API client) build items with.
+func ParseItem(data []byte, base string) (*Item, error) { return parseItem(data, base) }
 
 func parseItem(data []byte, base string) (*Item, error) {
 	var r rawItem

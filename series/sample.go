@@ -675,7 +675,7 @@ func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
 		if f, ok := files[ro.path]; ok {
 			ro.ds = f
 		} else {
-			f, reason, err := r.open(ro.path)
+			f, reason, err := r.open(ro.path, ro.asset.GDALConfig...)
 			if err != nil {
 				return &sceneSkip{ro.key, reason, err}
 			}
@@ -897,10 +897,13 @@ func normDiff(p *Profile, ra, rb *role, i int) (float64, MaskReason) {
 // make GDAL fetch what such a file names (docs/security.md).
 var openDrivers = []string{"GTiff"}
 
-func (r *reader) open(path string) (*openDS, SkipReason, error) {
+func (r *reader) open(path string, extra ...string) (*openDS, SkipReason, error) {
 	cfg := r.localCfg
 	if strings.HasPrefix(path, "/vsi") {
 		cfg = r.cloudCfg
+	}
+	if len(extra) > 0 {
+		cfg = append(append([]string{}, cfg...), extra...)
 	}
 	ds, err := godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...))
 	if err != nil {

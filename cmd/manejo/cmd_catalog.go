@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/manejo/manejo/pipeline"
+)
+
+func init() {
+	register(&command{name: "catalog", synopsis: "catalog search: search a STAC API and freeze the items as an ItemCollection for --catalog", run: runCatalog})
+}
+
+func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "search" {
+		return usagef("usage: manejo catalog search --api URL --collections C [--fields F | --bbox W,S,E,N] --from D --to D --out items.json")
+	}
+	fs := newFlagSet("catalog search", "catalog search --api URL --collections C [--fields F | --bbox W,S,E,N] --from D --to D --out items.json", stderr)
+	var cfg pipeline.FreezeConfig
+	var cols stringList
+	var bbox, from, to string
+	fs.StringVar(&cfg.API, "api", "", "STAC API root URL (required)")
+	fs.Var(&cols, "collections", "collections to search, comma-separated (default per API, see docs/stac-api.md)")
+	fs.StringVar(&cfg.Fields, "fields", "", "talhões whose footprints are searched (GeoJSON or any OGR vector)")
+	fs.StringVar(&cfg.IDField, "id-field", "id", "property holding the talhão id")
+	fs.StringVar(&bbox, "bbox", "", "footprint west,south,east,north in degrees (instead of --fields)")
+	fs.StringVar(&from, "from", "", "first day, YYYY-MM-DD")
+	fs.StringVar(&to, "to", "", "last day, YYYY-MM-DD")
+	fs.StringVar(&cfg.Out, "out", "", "ItemCollection to write, local or s3:// (required)")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if cfg.API == "" || cfg.Out == "" {
+		return usagef("--api and --out are required")
+	}
+	if (bbox == "") == (cfg.Fields == "") {
+		return usagef("give one of --fields and --bbox")
+	}
+	var err error
+	if bbox != "" {
+		if cfg.BBox, err = parseBBox(bbox); err != nil {
+			return err
+		}
+	}
+	for _, d := range []struct {
+		name, v string
+		dst     *time.Time
+	}{{"--from", from, &cfg.From}, {"--to", to, &cfg.To}} {
+		if d.v == "" {
+			continue
+		}
+		if *d.dst, err = time.Parse(time.DateOnly, d.v); err != nil {
+			return usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
+		}
+	}
+	cfg.Collections = cols
+	res, err := pipeline.FreezeCatalog(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "matched %d, returned %d, duplicates %d, same acquisition %d, malformed %d, pages %d, retries %d: %d items written to %s\n",
+		res.Matched, res.Returned, res.Duplicates, res.SameAcquisition, res.Malformed, res.Pages, res.Retries, res.Kept, cfg.Out)
+	return nil
+}
+
+// parseBBox parses west,south,east,north.
+func parseBBox(s string) ([]float64, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return nil, usagef("--bbox %q: want west,south,east,north", s)
+	}
+	b := make([]float64, 4)
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || v != v || v > 180 || v < -180 {
+			return nil, usagef("--bbox %q: %q is not a longitude or latitude", s, p)
+		}
+		b[i] = v
+	}
+	if b[0] > b[2] || b[1] > b[3] {
+		return nil, usagef("--bbox %q: west > east or south > north", s)
+	}
+	return b, nil
+}

@@ -1,0 +1,168 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/stacapi"
+	"github.com/manejo/manejo/storage"
+	"github.com/paulmach/orb"
+)
+
+// ErrCatalogSearch is Run's error when a STAC API search could not be
+// completed (the API kept failing after the retries): the run stops rather
+// than compute indicators from a partial series (IN 6.5: all images).
+var ErrCatalogSearch = errors.New("the STAC API search is incomplete")
+
+// frozenName is the output file holding the items a search kept.
+func frozenName(s Shard) string {
+	if s.Count <= 1 {
+		return "catalog/items.json"
+	}
+	return path.Join("catalog", "items-"+s.String()+".json")
+}
+
+// openCatalog loads the catalog: a STAC API root is searched by the
+// footprints of this shard's talhões and the run's dates (and the items it
+// kept frozen for the output); anything else is read as a static catalog.
+// It returns the catalog, its rejected items, and the fingerprint of the
+// items before any href is signed (a SAS token must not change it).
+func (r *run) openCatalog(ctx context.Context, owned []grid.Field) (*series.Catalog, []error, string, error) {
+	cfg := r.cfg
+	var api *stacapi.API
+	if stacapi.MaybeAPI(cfg.Catalog) {
+		var err error
+		if api, err = r.stacClient().Detect(ctx, cfg.Catalog); err != nil {
+			return nil, nil, "", fmt.Errorf("%w: %v", ErrCatalogSearch, err)
+		}
+	}
+	if api == nil {
+		cat, problems := LoadCatalog(ctx, cfg.Catalog, cfg.AllowHrefPrefix)
+		if cat == nil {
+			return nil, problems, "", fmt.Errorf("load catalog %s: %w", cfg.Catalog, errors.Join(problems...))
+		}
+		finger := catalogFingerprint(cat)
+		return cat, problems, finger, r.access().Apply(ctx, cat.Items)
+	}
+	var fps []orb.Bound
+	for _, f := range owned {
+		fps = append(fps, f.Geometry.Bound())
+	}
+	sc := stacapi.Config{Collections: cfg.Collections, Footprints: fps, From: cfg.From, To: cfg.AsOf,
+		AllowHrefPrefix: cfg.AllowHrefPrefix, Client: r.stacClient()}
+	cat, res, err := stacapi.Find(ctx, api, sc)
+	if res != nil {
+		r.m.CatalogSearch = searchRecord(res, cfg)
+	}
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%w: %v", ErrCatalogSearch, err)
+	}
+	if len(cat.Items) == 0 {
+		return nil, res.Problems, "", fmt.Errorf("catalog %s: the search found no usable item for these talhões and dates", cfg.Catalog)
+	}
+	if r.frozen, err = stacapi.Freeze(res); err != nil {
+		return nil, nil, "", err
+	}
+	r.m.CatalogSearch.Frozen = frozenName(cfg.Shard)
+	problems := res.Problems
+	for _, d := range res.Dropped {
+		problems = append(problems, series.Problem{Item: d.ID, Reason: series.SkipDuplicateItem,
+			Detail: fmt.Sprintf("%s: %s/%s kept", d.Reason, d.KeptCollection, d.KeptID)})
+	}
+	finger := catalogFingerprint(cat)
+	return cat, problems, finger, r.access().Apply(ctx, cat.Items)
+}
+
+func (r *run) stacClient() *stacapi.Client {
+	if r.cfg.STAC != nil {
+		return r.cfg.STAC
+	}
+	return &stacapi.Client{}
+}
+
+func (r *run) access() *stacapi.Access {
+	if r.cfg.Access == nil {
+		r.cfg.Access = stacapi.AccessFromEnv()
+	}
+	return r.cfg.Access
+}
+
+// searchRecord is run.json's record of a search.
+func searchRecord(res *stacapi.Result, cfg Config) *export.CatalogSearch {
+	return &export.CatalogSearch{API: res.API, SearchURL: res.Search, Method: res.Method, Collections: cfg.Collections,
+		Queries: res.Queries, Matched: res.Matched, Returned: res.Returned, Pages: res.Pages, Retries: res.Retries,
+		Duplicates: res.Duplicates, SameAcquisition: res.SameAcquisition, Malformed: res.Malformed, Kept: res.Kept}
+}
+
+// publishFrozen writes the frozen catalog of a search into the output, and
+// returns its record for run.json (none for a static catalog).
+func (r *run) publishFrozen(ctx context.Context) ([]export.Output, error) {
+	if r.frozen == nil {
+		return nil, nil
+	}
+	name := frozenName(r.cfg.Shard)
+	if err := storage.WriteFile(ctx, storage.Join(r.cfg.Out, name), r.frozen); err != nil {
+		return nil, fmt.Errorf("write %s: %w", name, err)
+	}
+	return []export.Output{{Path: name, Bytes: int64(len(r.frozen)), SHA256: sha(r.frozen)[len("sha256:"):]}}, nil
+}
+
+// FreezeConfig is `manejo catalog search`: an API, collections, a
+// footprint (the talhões of Fields, or BBox) and dates, and where to write
+// the items.
+type FreezeConfig struct {
+	API             string
+	Collections     []string
+	Fields, IDField string
+	BBox            []float64
+	From, To        time.Time
+	Out             string
+	AllowHrefPrefix []string
+	Client          *stacapi.Client
+}
+
+// FreezeCatalog searches a STAC API and writes the items kept, as an
+// ItemCollection, to cfg.Out, without running the pipeline; --catalog
+// reads that file back as a static catalog.
+func FreezeCatalog(ctx context.Context, cfg FreezeConfig) (*stacapi.Result, error) {
+	c := cfg.Client
+	if c == nil {
+		c = &stacapi.Client{}
+	}
+	api, err := c.Detect(ctx, cfg.API)
+	if err != nil {
+		return nil, err
+	}
+	if api == nil {
+		return nil, fmt.Errorf("%s is not a STAC API root (no item-search conformance nor rel=search link)", cfg.API)
+	}
+	sc := stacapi.Config{Collections: cfg.Collections, BBox: cfg.BBox, From: cfg.From, To: cfg.To, Client: c,
+		AllowHrefPrefix: cfg.AllowHrefPrefix}
+	if cfg.Fields != "" {
+		fields, bad, err := ReadFields(ctx, cfg.Fields, cfg.IDField)
+		if err != nil {
+			return nil, err
+		}
+		if len(bad) > 0 {
+			return nil, fmt.Errorf("talhões %s: %w", cfg.Fields, errors.Join(bad...))
+		}
+		for _, f := range fields {
+			sc.Footprints = append(sc.Footprints, f.Geometry.Bound())
+		}
+	}
+	_, res, err := stacapi.Find(ctx, api, sc)
+	if err != nil {
+		return res, err
+	}
+	b, err := stacapi.Freeze(res)
+	if err != nil {
+		return res, err
+	}
+	return res, storage.WriteFile(ctx, cfg.Out, b)
+}

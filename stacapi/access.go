@@ -1,0 +1,201 @@
+package stacapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/manejo/manejo/series"
+)
+
+// Access applies the read rules of the public archives to items' assets
+// (docs/stac-api.md):
+//
+//   - Planetary Computer: https hrefs on *.blob.core.windows.net get a SAS
+//     token from the token endpoint (GET {PCTokenURL}/token/{account}/
+//     {container}), cached per account and container and fetched again
+//     RefreshBefore its msft:expiry; the subscription key, when set, is sent
+//     to the token endpoint only.
+//   - NASA Earthdata: assets on EarthdataHosts get the bearer token as a
+//     per-asset GDAL option (GDAL_HTTP_HEADERS), so GDAL sends it to those
+//     hosts and no other; it is never logged nor written.
+//   - Earth Search Landsat: s3://usgs-landsat/ assets are read with
+//     AWS_REQUEST_PAYER=requester and AWS_REGION=us-west-2, those paths
+//     only.
+//
+// Signed hrefs still pass the catalog's href rules (series/href.go).
+type Access struct {
+	// PCTokenURL is the base of the SAS token endpoint; "" means
+	// MANEJO_PC_SAS_URL, else DefaultPCTokenURL.
+	PCTokenURL string
+	// PCSubscriptionKey is sent as Ocp-Apim-Subscription-Key to the token
+	// endpoint; "" means PC_SDK_SUBSCRIPTION_KEY.
+	PCSubscriptionKey string
+	// EarthdataToken is the Earthdata Login bearer token; "" means
+	// EARTHDATA_TOKEN. Without one, Earthdata hosts are read with GDAL's
+	// own .netrc and cookie handling.
+	EarthdataToken string
+	// EarthdataHosts are the hosts (host or host:port, or ".suffix") the
+	// token is sent to; nil means DefaultEarthdataHosts.
+	EarthdataHosts []string
+	HTTP           *http.Client
+	Now            func() time.Time
+
+	mu     sync.Mutex
+	tokens map[string]sasToken // account/container → token
+	// Fetched counts token endpoint requests (for tests and run.json).
+	Fetched int
+}
+
+// Defaults of Access.
+const (
+	DefaultPCTokenURL = "https://planetarycomputer.microsoft.com/api/sas/v1"
+	// RefreshBefore: a cached SAS token this close to its expiry is
+	// fetched again, so that a scene's reads finish before it lapses.
+	RefreshBefore = 15 * time.Minute
+)
+
+// DefaultEarthdataHosts are NASA's Earthdata data and login hosts.
+var DefaultEarthdataHosts = []string{".earthdata.nasa.gov", ".earthdatacloud.nasa.gov"}
+
+type sasToken struct {
+	token  string
+	expiry time.Time
+}
+
+// AccessFromEnv is an Access configured from the environment.
+func AccessFromEnv() *Access { return &Access{} }
+
+func (a *Access) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
+// Apply sets the access rules on every asset of items: PC hrefs signed,
+// Earthdata and requester-pays GDAL options attached. It fails when a SAS
+// token cannot be had (the scenes would all be unreadable).
+func (a *Access) Apply(ctx context.Context, items []*series.Item) error {
+	hosts := a.EarthdataHosts
+	if hosts == nil {
+		hosts = DefaultEarthdataHosts
+	}
+	tok := a.EarthdataToken
+	if tok == "" {
+		tok = os.Getenv("EARTHDATA_TOKEN")
+	}
+	for _, it := range items {
+		for k, as := range it.Assets {
+			cfg, href, err := a.asset(ctx, as.Href, hosts, tok)
+			if err != nil {
+				return fmt.Errorf("item %s asset %s: %w", it.ID, k, err)
+			}
+			as.Href = href
+			as.GDALConfig = append(as.GDALConfig[:0:0], cfg...)
+			it.Assets[k] = as
+		}
+	}
+	return nil
+}
+
+// asset is the GDAL options and the (signed) href of one asset.
+func (a *Access) asset(ctx context.Context, href string, hosts []string, tok string) ([]string, string, error) {
+	if strings.HasPrefix(href, "s3://usgs-landsat/") {
+		return []string{"AWS_REQUEST_PAYER=requester", "AWS_REGION=us-west-2"}, href, nil
+	}
+	u, err := url.Parse(href)
+	if err != nil || u.Scheme != "https" {
+		return nil, href, nil
+	}
+	host := strings.ToLower(u.Host)
+	switch {
+	case strings.HasSuffix(u.Hostname(), ".blob.core.windows.net"):
+		if u.RawQuery != "" {
+			return nil, href, nil // already signed
+		}
+		t, err := a.sas(ctx, u)
+		if err != nil {
+			return nil, href, err
+		}
+		return nil, href + "?" + t, nil
+	case tok != "" && hostIn(host, hosts):
+		return []string{"GDAL_HTTP_HEADERS=Authorization: Bearer " + tok}, href, nil
+	}
+	return nil, href, nil
+}
+
+// hostIn reports whether host matches one of hosts: equal, or below a
+// ".suffix" entry.
+func hostIn(host string, hosts []string) bool {
+	for _, h := range hosts {
+		h = strings.ToLower(h)
+		if host == h || strings.HasPrefix(h, ".") && strings.HasSuffix(host, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// sas returns a valid SAS token for the blob's account and container.
+func (a *Access) sas(ctx context.Context, u *url.URL) (string, error) {
+	account := strings.TrimSuffix(u.Hostname(), ".blob.core.windows.net")
+	container, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	if account == "" || container == "" {
+		return "", fmt.Errorf("blob href %s has no account or container", redact(u.String()))
+	}
+	key := account + "/" + container
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t, ok := a.tokens[key]; ok && a.now().Add(RefreshBefore).Before(t.expiry) {
+		return t.token, nil
+	}
+	t, err := a.fetchSAS(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	if a.tokens == nil {
+		a.tokens = map[string]sasToken{}
+	}
+	a.tokens[key] = t
+	return t.token, nil
+}
+
+func (a *Access) fetchSAS(ctx context.Context, key string) (sasToken, error) {
+	base := a.PCTokenURL
+	if base == "" {
+		base = os.Getenv("MANEJO_PC_SAS_URL")
+	}
+	if base == "" {
+		base = DefaultPCTokenURL
+	}
+	sub := a.PCSubscriptionKey
+	if sub == "" {
+		sub = os.Getenv("PC_SDK_SUBSCRIPTION_KEY")
+	}
+	u := strings.TrimRight(base, "/") + "/token/" + key
+	d := (&Client{HTTP: a.HTTP}).doer(u)
+	var h map[string]string
+	if sub != "" {
+		h = map[string]string{"Ocp-Apim-Subscription-Key": sub}
+	}
+	a.Fetched++
+	body, err := d.do(ctx, request{Method: "GET", URL: u, Headers: h})
+	if err != nil {
+		return sasToken{}, fmt.Errorf("SAS token for %s: %w", key, err)
+	}
+	var r struct {
+		Expiry time.Time `json:"msft:expiry"`
+		Token  string    `json:"token"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || r.Token == "" {
+		return sasToken{}, fmt.Errorf("SAS token for %s: answer without msft:expiry and token", key)
+	}
+	return sasToken{token: strings.TrimPrefix(r.Token, "?"), expiry: r.Expiry}, nil
+}

@@ -1,0 +1,219 @@
+package stacapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrSearch marks a search that could not be completed: the API kept
+// failing after the retries, answered with an error, or paged in a cycle or
+// past the page cap. A run stops on it rather than read an incomplete
+// series (IN 6.5: all images).
+var ErrSearch = errors.New("stacapi: search incomplete")
+
+// Retry policy of API requests: 429 and 5xx answers and transport errors
+// are retried up to MaxAttempts times, waiting the answer's Retry-After
+// (capped at MaxRetryAfter) or else an exponential backoff with jitter.
+const (
+	MaxAttempts   = 8
+	BaseDelay     = 500 * time.Millisecond
+	MaxDelay      = 30 * time.Second
+	MaxRetryAfter = 2 * time.Minute
+	// maxBody caps one API answer (a page of 250 full items is ~5 MB).
+	maxBody = 256 << 20
+)
+
+// defaultHTTP is the client of API requests: connects within 10 s, headers
+// within 60 s, a whole answer within 5 min.
+var defaultHTTP = &http.Client{
+	Timeout: 5 * time.Minute,
+	Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 60 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		ForceAttemptHTTP2:     true,
+	},
+}
+
+// request is one HTTP request of a search: method, URL, JSON body (POST)
+// and extra headers.
+type request struct {
+	Method  string
+	URL     string
+	Body    []byte
+	Headers map[string]string
+}
+
+// key identifies a request for cycle detection.
+func (r request) key() string { return r.Method + " " + r.URL + " " + string(r.Body) }
+
+// doer sends requests with the retry policy.
+type doer struct {
+	http *http.Client
+	// headers are sent with every request to the API's own host (a
+	// subscription key); never to another host.
+	headers map[string]string
+	host    string
+	// sleep waits d or until ctx ends; tests replace it to record waits.
+	sleep func(ctx context.Context, d time.Duration) error
+	// retries counts the retried attempts (for run.json).
+	retries int
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// do sends r until it succeeds (2xx), fails for good (another 4xx) or the
+// attempts are spent, and returns the body.
+func (d *doer) do(ctx context.Context, r request) ([]byte, error) {
+	var last error
+	for n := 1; n <= MaxAttempts; n++ {
+		body, wait, err := d.once(ctx, r)
+		if err == nil {
+			return body, nil
+		}
+		last = err
+		if wait < 0 || n == MaxAttempts {
+			break
+		}
+		if wait == 0 {
+			wait = backoff(n)
+		}
+		d.retries++
+		if err := d.sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s %s: %w (after %d attempts: %v)", r.Method, redact(r.URL), err, n, last)
+		}
+	}
+	return nil, fmt.Errorf("%s %s: %v: %w", r.Method, redact(r.URL), last, ErrSearch)
+}
+
+// once sends r once. wait is -1 when the failure is final, the
+// Retry-After delay when the answer gave one, else 0 (use backoff).
+func (d *doer) once(ctx context.Context, r request) (body []byte, wait time.Duration, err error) {
+	var rd io.Reader
+	if r.Body != nil {
+		rd = bytes.NewReader(r.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.Method, r.URL, rd)
+	if err != nil {
+		return nil, -1, err
+	}
+	req.Header.Set("Accept", "application/geo+json, application/json")
+	if r.Body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if strings.EqualFold(req.URL.Host, d.host) {
+		for k, v := range d.headers {
+			req.Header.Set(k, v)
+		}
+	}
+	for k, v := range r.Headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := d.http.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, -1, ctx.Err()
+		}
+		return nil, 0, fmt.Errorf("transport: %v", scrub(err))
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	switch {
+	case err != nil:
+		return nil, 0, fmt.Errorf("read answer: %v", scrub(err))
+	case len(body) > maxBody:
+		return nil, -1, fmt.Errorf("answer over %d bytes", maxBody)
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return body, 0, nil
+	}
+	err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(body))
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500 {
+		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), err
+	}
+	return nil, -1, err
+}
+
+// retryAfter parses a Retry-After header (seconds or an HTTP date), capped
+// at MaxRetryAfter; 0 when absent or unparseable.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if s, err := strconv.Atoi(v); err == nil {
+		d = time.Duration(s) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	if d <= 0 {
+		return 0
+	}
+	return min(d, MaxRetryAfter)
+}
+
+// backoff is the wait before attempt n+1: full jitter over an exponential
+// ceiling.
+func backoff(n int) time.Duration {
+	c := BaseDelay << min(n-1, 16)
+	if c > MaxDelay || c <= 0 {
+		c = MaxDelay
+	}
+	return c/2 + rand.N(c/2+1)
+}
+
+// snippet is the start of an error body, on one line.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// redact drops the query of a URL that may carry a token (signed or
+// subscription-keyed) before it is printed.
+func redact(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	for _, k := range []string{"sig", "token", "subscription-key", "access_token", "se", "sv", "skoid"} {
+		if p.Query().Has(k) {
+			p.RawQuery = "(redacted)"
+			break
+		}
+	}
+	p.User = nil
+	return p.String()
+}
+
+// scrub keeps a transport error's message but not the URL it quotes.
+func scrub(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %v", ue.Op, redact(ue.URL), ue.Err)
+	}
+	return err
+}
