@@ -36,6 +36,31 @@ type Manifest struct {
 	Complete bool     `json:"complete"`
 	Warnings []string `json:"warnings"`
 	Status   Status   `json:"status"`
+	// CatalogSearch records the STAC API search that made the catalog, when
+	// --catalog named an API (nil for a static catalog).
+	CatalogSearch *CatalogSearch `json:"catalog_search,omitempty"`
+}
+
+// CatalogSearch is a STAC API search of a run (stacapi.Result): where it
+// asked, what, and what came back. Frozen is the output file holding the
+// items kept, which --catalog reads back to reproduce the run.
+type CatalogSearch struct {
+	API         string   `json:"api"`
+	SearchURL   string   `json:"search_url"`
+	Method      string   `json:"method"`
+	Collections []string `json:"collections"`
+	Queries     []string `json:"queries"`
+	// Matched is the APIs' numberMatched summed over the queries (-1 when
+	// one did not say); Returned the features received over all pages.
+	Matched         int64  `json:"matched"`
+	Returned        int    `json:"returned"`
+	Pages           int    `json:"pages"`
+	Retries         int    `json:"retries"`
+	Duplicates      int    `json:"duplicates"`
+	SameAcquisition int    `json:"same_acquisition"`
+	Malformed       int    `json:"malformed"`
+	Kept            int    `json:"kept"`
+	Frozen          string `json:"frozen"`
 }
 
 // Status counts the talhões of a run (or shard) by status.

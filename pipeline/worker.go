@@ -23,6 +23,7 @@ import (
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/slope"
+	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
 )
@@ -32,10 +33,17 @@ import (
 type Config struct {
 	Fields  string // talhões: GeoJSON or any OGR vector; local, s3:// or https://
 	IDField string // property holding the talhão id; default "id"
-	Catalog string // STAC ItemCollection, Item directory or NDJSON
-	DEM     string // elevation model for slope; "" leaves slope missing
-	Sowing  string // declared sowing dates CSV; "" = detect all
-	Out     string // output folder, local or s3://bucket/prefix
+	Catalog string // STAC ItemCollection, Item directory, NDJSON, or a STAC API root
+	// Collections are searched when Catalog is a STAC API root; empty
+	// means the API's defaults (stacapi.DefaultCollections).
+	Collections []string
+	// STAC searches API catalogs (nil: stacapi's defaults); Access applies
+	// the archives' read rules to the items (nil: from the environment).
+	STAC   *stacapi.Client
+	Access *stacapi.Access
+	DEM    string // elevation model for slope; "" leaves slope missing
+	Sowing string // declared sowing dates CSV; "" = detect all
+	Out    string // output folder, local or s3://bucket/prefix
 
 	Season        coverage.Season   // contract agricultural year (--season)
 	AgriYearStart coverage.MonthDay // agricultural-year boundary; default 07-01
@@ -212,6 +220,9 @@ type run struct {
 	prev *runManifest
 	// payloads are the staged payloads of each batch, in batch order.
 	payloads [][]export.Output
+	// frozen is the ItemCollection of a STAC API search's items
+	// (catalog/items.json), nil for a static catalog.
+	frozen []byte
 }
 
 // logf writes a message to Progress and Log, when set.
@@ -249,7 +260,7 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	if err := r.readSowing(ctx, in, known); err != nil {
 		return nil, err
 	}
-	if err := r.loadCatalog(ctx, in); err != nil {
+	if err := r.loadCatalog(ctx, in, owned); err != nil {
 		return nil, err
 	}
 	err = r.openDEM(ctx, in)
@@ -345,18 +356,18 @@ func (r *run) readSowing(ctx context.Context, in *inputs, known []string) error 
 
 // loadCatalog loads the STAC catalog; rejected items are counted as
 // skipped.
-func (r *run) loadCatalog(ctx context.Context, in *inputs) error {
+func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field) error {
 	t0 := time.Now()
 	src := r.cfg.Catalog
-	cat, problems := LoadCatalog(ctx, src, r.cfg.AllowHrefPrefix)
-	if cat == nil {
-		return fmt.Errorf("load catalog %s: %w", src, errors.Join(problems...))
+	cat, problems, finger, err := r.openCatalog(ctx, owned)
+	if err != nil {
+		return err
 	}
 	in.cat = cat
 	for _, p := range problems {
 		r.m.addSkipped("catalog", p.Error())
 	}
-	in.finger[src] = catalogFingerprint(cat)
+	in.finger[src] = finger
 	r.m.Record("load_catalog", time.Since(t0))
 	r.logf("catalog %s: %d items, %d rejected", src, len(cat.Items), len(problems))
 	return nil
@@ -538,7 +549,11 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	if err := st.publishPayloads(ctx, r.payloads); err != nil {
 		return sum, err
 	}
-	m.Outputs = append(parts, payloads...)
+	frozen, err := r.publishFrozen(ctx)
+	if err != nil {
+		return sum, err
+	}
+	m.Outputs = append(append(parts, payloads...), frozen...)
 	for _, p := range removeStale(ctx, r.cfg.Out, prevOuts, m.Outputs) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("removed %s: an earlier run wrote it and this run does not", p))
 	}

@@ -1,0 +1,109 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/manejo/manejo/internal/testkit"
+	"github.com/manejo/manejo/stacapi/stactest"
+)
+
+// archiveItems are the synthetic archive's items with their asset hrefs
+// made absolute, as an API serves them.
+func archiveItems(t *testing.T, dir string) []json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "catalog.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fc struct {
+		Features []map[string]any `json:"features"`
+	}
+	if err := json.Unmarshal(b, &fc); err != nil {
+		t.Fatal(err)
+	}
+	var out []json.RawMessage
+	for _, f := range fc.Features {
+		for _, a := range f["assets"].(map[string]any) {
+			a := a.(map[string]any)
+			if h := a["href"].(string); !filepath.IsAbs(h) {
+				a["href"] = filepath.Join(dir, h)
+			}
+		}
+		d, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// TestRunAgainstSTACAPI: `manejo run --catalog <API root>` against a STAC
+// API on loopback serving the synthetic archive (pages of 10 items, the
+// last item of page 1 repeated on page 2, a 429 with Retry-After: 1 on page
+// 3) writes byte for byte the datasets and payloads of the run on the
+// static catalog; the frozen catalog/items.json, passed back as --catalog,
+// does too. run.json records the API, the query, the pages, the duplicate
+// and the retry.
+func TestRunAgainstSTACAPI(t *testing.T) {
+	dir := archive(t)
+	ref, _ := reference(t)
+	bin := manejoBinary(t)
+	srv := stactest.New(t, archiveItems(t, dir))
+	srv.Duplicate, srv.Throttle = true, map[int]bool{3: true}
+
+	out := t.TempDir()
+	args := runArgs(dir, out, "--collections", "sentinel-2-l2a", "--allow-href-prefix", dir)
+	setFlag(args, "--catalog", srv.URL)
+	run := func(args []string) {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 { // 3: some talhões failed (BAD-BOWTIE), as in the reference
+				t.Fatalf("manejo %v: %v\n%s", args, err, b)
+			}
+		}
+	}
+	run(args)
+	want := testkit.HashTree(t, ref, "run.json", "run/")
+	sameTree(t, "run against the STAC API", want, testkit.HashTree(t, out, "run.json", "run/", "catalog/"))
+
+	m := readJSON(t, filepath.Join(out, "run.json"))
+	cs, ok := m["catalog_search"].(map[string]any)
+	if !ok {
+		t.Fatalf("run.json has no catalog_search: %v", m)
+	}
+	t.Logf("catalog_search: %v; %d output files compared", cs, len(testkit.HashTree(t, ref, "run.json", "run/")))
+	kept := int(cs["kept"].(float64))
+	pages := int(cs["pages"].(float64))
+	if cs["api"] != srv.URL || cs["method"] != "POST" || cs["duplicates"] != 1.0 || cs["retries"] != 1.0 ||
+		int(cs["returned"].(float64)) != kept+1 || pages != (kept+9)/10 || int(cs["matched"].(float64)) != kept || cs["frozen"] != "catalog/items.json" {
+		t.Errorf("catalog_search = %v; want api %s, POST, 1 duplicate, 1 retry, returned = kept+1, ceil(kept/10) pages", cs, srv.URL)
+	}
+	if len(srv.Throttled) != 1 || len(srv.Retried) != 1 || srv.Retried[0].Sub(srv.Throttled[0]).Seconds() < 1 {
+		t.Errorf("throttled %v, retried %v: want one 429 and its retry at least Retry-After = 1 s later", srv.Throttled, srv.Retried)
+	}
+	if kept < 50 {
+		t.Errorf("kept %d items, want the archive's scenes over the talhões", kept)
+	}
+
+	// The frozen catalog reproduces the run.
+	out2 := t.TempDir()
+	args2 := runArgs(dir, out2, "--allow-href-prefix", dir)
+	setFlag(args2, "--catalog", filepath.Join(out, "catalog", "items.json"))
+	run(args2)
+	sameTree(t, "run on the frozen catalog", want, testkit.HashTree(t, out2, "run.json", "run/"))
+}
+
+// setFlag replaces the value of a flag in args.
+func setFlag(args []string, name, v string) {
+	for i := range args[:len(args)-1] {
+		if args[i] == name {
+			args[i+1] = v
+		}
+	}
+}
