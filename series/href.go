@@ -202,3 +202,8 @@ func gdalPath(href string, rules []hrefRule) (string, error) {
 	}
 	return h.path, nil
 }
+
+// GDALPath is the name GDAL opens a resolved href by, when the catalog's
+// href rules admit it (a signed URL keeps its query), else an error naming
+// the href and the rules.
+func (c *Catalog) GDALPath(href string) (string, error) { return gdalPath(href, c.allow) }

@@ -75,12 +75,18 @@ func Profiles() map[string]*Profile {
 	return map[string]*Profile{
 		"sentinel-2-l2a":       sentinel2Profile("sentinel-2-l2a"),
 		"sentinel-s2-l2a-cogs": sentinel2Profile("sentinel-s2-l2a-cogs"),
+		"sentinel-2-c1-l2a":    sentinel2Profile("sentinel-2-c1-l2a"),
 		"landsat-c2-l2":        landsatProfile("landsat-c2-l2"),
 		"landsat-c2l2-sr":      landsatProfile("landsat-c2l2-sr"),
 		"HLSS30":               hlsProfile("HLSS30", "B04", "B8A", "B11", "B12"),
 		"HLSL30":               hlsProfile("HLSL30", "B04", "B05", "B06", "B07"),
-		"modis-13Q1-061":       mod13Q1Profile(),
-		"modis-09A1-061":       mod09A1Profile(),
+		// NASA CMR-STAC (LPCLOUD) and Planetary Computer ids of HLS v2.
+		"HLSS30_2.0":     hlsProfile("HLSS30_2.0", "B04", "B8A", "B11", "B12"),
+		"HLSL30_2.0":     hlsProfile("HLSL30_2.0", "B04", "B05", "B06", "B07"),
+		"hls2-s30":       hlsProfile("hls2-s30", "B04", "B8A", "B11", "B12"),
+		"hls2-l30":       hlsProfile("hls2-l30", "B04", "B05", "B06", "B07"),
+		"modis-13Q1-061": mod13Q1Profile(),
+		"modis-09A1-061": mod09A1Profile(),
 	}
 }
 
@@ -242,18 +248,31 @@ type Radiometry struct {
 // say earthsearch:boa_offset_applied: true. A raster:bands offset is taken
 // as complete (never shifted again); a raster:bands scale alone keeps the
 // profile's offset rule.
+//
+// The Earth Search rule: an item saying earthsearch:boa_offset_applied:
+// true holds harmonized data (DN = reflectance × 10⁴: Element 84 removed
+// the 04.00 offset from the pixels), so the raster:bands offset −0.1 such
+// items also carry (the known metadata error of Earth Search's
+// sentinel-2-l2a; sentinel-2-c1-l2a leaves pixels as ESA made them and
+// declares its offset truthfully) is not applied: the scale is kept, the
+// offset is the profile's.
 func AssetRadiometry(p *Profile, it *Item, a Asset) Radiometry {
 	r := Radiometry{Scale: p.Scale, Offset: p.Offset, Source: "profile"}
+	applied := it.BOAOffsetApplied != nil && *it.BOAOffsetApplied
 	if a.Scale != nil {
 		r.Scale = *a.Scale
 		r.Source = "raster:bands"
 	}
 	if a.Offset != nil {
+		if p.S2Baseline && applied {
+			r.Source = "raster:bands scale, offset already applied"
+			return r
+		}
 		r.Offset = *a.Offset
 		r.Source = "raster:bands"
 		return r
 	}
-	if p.S2Baseline && baselineAtLeast4(it.ProcessingBaseline) && !(it.BOAOffsetApplied != nil && *it.BOAOffsetApplied) {
+	if p.S2Baseline && baselineAtLeast4(it.ProcessingBaseline) && !applied {
 		r.Offset = p.Offset - 1000*r.Scale
 		r.Source += "+s2-baseline"
 	}

@@ -154,12 +154,23 @@ func TestProfilesExactValues(t *testing.T) {
 			want: []want{{0.5, 0.25, ""}, {nan, nan, "cloud"}, {0, 0.25, ""}, {nan, nan, "outside-scene"}},
 		},
 		{
-			// Earth Search v1 style: raster:bands offset −0.1 and
-			// boa_offset_applied true: shifted once, not twice.
+			// raster:bands offset −0.1 on an item that does not say the
+			// offset is applied (sentinel-2-c1-l2a style): shifted once, by
+			// raster:bands, not twice.
+			name: "sentinel-2-l2a raster:bands offset -0.1, boa_offset_applied false",
+			spec: sceneSpec{collection: "sentinel-2-l2a", props: map[string]any{"s2:processing_baseline": "05.09", "earthsearch:boa_offset_applied": false},
+				srs: utm21, x0: 600000, y0: 8700000, res: 10, assets: s2assets(es, true), cells: s2cells(es)},
+			want: []want{{0.24 / 0.28, 0.5, ""}, {nan, nan, "cloud"}, {nan, 0.5, "ndvi:zero-denominator"}, {nan, nan, "outside-scene"}},
+		},
+		{
+			// Earth Search sentinel-2-l2a as published: harmonized pixels
+			// (boa_offset_applied true) and the raster:bands offset −0.1
+			// they should not carry. The offset is not applied: red 0.12,
+			// nir 0.36 → NDVI 0.5, as the 03.01 case (docs/series.md).
 			name: "sentinel-2-l2a raster:bands offset -0.1, boa_offset_applied true",
 			spec: sceneSpec{collection: "sentinel-2-l2a", props: map[string]any{"s2:processing_baseline": "05.09", "earthsearch:boa_offset_applied": true},
 				srs: utm21, x0: 600000, y0: 8700000, res: 10, assets: s2assets(es, true), cells: s2cells(es)},
-			want: []want{{0.24 / 0.28, 0.5, ""}, {nan, nan, "cloud"}, {nan, 0.5, "ndvi:zero-denominator"}, {nan, nan, "outside-scene"}},
+			want: []want{{0.5, 0.25, ""}, {nan, nan, "cloud"}, {0, 0.25, ""}, {nan, nan, "outside-scene"}},
 		},
 		{
 			// Scene in UTM 22S (EPSG:32722) west of −54°: the talhão lies in
@@ -381,6 +392,8 @@ func TestAssetRadiometry(t *testing.T) {
 		{"baseline 05.10 applied true", "05.10", &tr, Asset{}, 0.0001, 0},
 		{"raster:bands offset wins", "05.10", nil, Asset{Scale: new(0.0001), Offset: new(-0.1)}, 0.0001, -0.1},
 		{"raster:bands offset 0 wins", "05.10", nil, Asset{Scale: new(0.0001), Offset: new(0.0)}, 0.0001, 0},
+		{"raster:bands offset on an applied item is not applied", "05.09", &tr, Asset{Scale: new(0.0001), Offset: new(-0.1)}, 0.0001, 0},
+		{"raster:bands offset on an item applied false", "05.09", &fa, Asset{Scale: new(0.0001), Offset: new(-0.1)}, 0.0001, -0.1},
 		{"raster:bands scale only keeps the rule", "05.10", nil, Asset{Scale: new(0.0002)}, 0.0002, -0.2},
 		{"no baseline", "", nil, Asset{}, 0.0001, 0},
 	}

@@ -47,8 +47,11 @@ func TestRealSTACItems(t *testing.T) {
 			file: "earthsearch-v1_sentinel-2-l2a_S2A_39QTA_20230628_0_L2A.json", id: "S2A_39QTA_20230628_0_L2A",
 			collection: "sentinel-2-l2a", epsg: 32639, baseline: "05.09", applied: new(bool),
 			keys: []string{"red", "nir", "swir16", "swir22", "scl"}, profile: "sentinel-2-l2a",
-			// raster:bands scale 0.0001 offset −0.1, applied once.
-			scale: 0.0001, offset: -0.1, source: "raster:bands",
+			// The real Earth Search item carries raster:bands scale 0.0001
+			// offset −0.1 and earthsearch:boa_offset_applied: true: its
+			// pixels are harmonized, so the offset is not applied again
+			// (docs/series.md, the Earth Search rule).
+			scale: 0.0001, offset: 0, source: "raster:bands scale, offset already applied",
 		},
 		{
 			file: "planetary-computer_sentinel-2-l2a_S2B_MSIL2A_20190629T212529_R043_T06VVN_20201006T080531.json",
