@@ -65,6 +65,32 @@ type Options struct {
 	// it: a talhão over the cap is refused before any read (Stats.Refused).
 	// 0 means DefaultMaxCellScenes; a negative value removes the cap.
 	MaxCellScenes int
+	// Known, when set, names the (talhão, item) pairs whose observations
+	// the caller already holds (an observation cache, package cache):
+	// Sample reads no cell of such a pair and takes its observations from
+	// Cached instead. The pairs still count as selected (Stats.Scenes,
+	// Gaps), so the result is the one a run reading everything would give.
+	Known func(fieldID string, it *Item) bool
+	// Cached holds the observations of the Known pairs, as SceneRead gave
+	// them (before same-date observations collapse). Those of talhões
+	// refused for their size are dropped.
+	Cached []Obs
+	// OnScene, when set, is called once per talhão and scene read in full
+	// (never for a skipped scene, whatever the reason), after every scene
+	// has been read and before observations collapse; calls are sequential.
+	OnScene func(SceneRead)
+}
+
+// SceneRead is what one scene read in full gave one talhão: the raw
+// observations of its cells (cells outside the scene have none), and the
+// GDAL calls and pixel bytes the whole scene cost (shared by every talhão
+// the scene covered).
+type SceneRead struct {
+	FieldID     string
+	Item        *Item
+	Obs         []Obs
+	Reads       int64
+	ReadBytes   int64
 }
 
 // DefaultSceneTimeout is the default Options.SceneTimeout. Each HTTP request
@@ -129,6 +155,11 @@ type Stats struct {
 	// Refused holds, by field id, the talhões left unread because their
 	// cells × scenes exceed Options.MaxCellScenes, with the reason.
 	Refused map[string]string
+	// Reads counts the GDAL calls that touched a file (opens and window
+	// reads; on object stores each is at most one HTTP request, fewer when
+	// GDAL's cache or range merging serves it) and ReadBytes the pixel
+	// bytes those window reads returned, over the scenes read.
+	Reads, ReadBytes int64
 }
 
 func (s *Stats) skip(reason SkipReason, n int) {
@@ -170,7 +201,8 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 	jobs, refused := groupByScene(cat, grids, o.From, o.To, o.maxCellScenes())
 	st.Scenes = len(jobs)
 	st.Refused = refused
-	results := sampleScenes(ctx, jobs, grids, o, cat.allow)
+	toRead := unknown(jobs, grids, o.Known)
+	results := sampleScenes(ctx, toRead, grids, o, cat.allow)
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sample series: %w", err)
 	}
@@ -180,10 +212,20 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 		if r.st.read {
 			st.ScenesRead++
 		}
+		st.Reads += r.st.reads
+		st.ReadBytes += r.st.bytes
 		for k, v := range r.st.skipped {
 			st.skip(k, v)
 		}
 		st.Problems = append(st.Problems, r.st.problems...)
+	}
+	if o.OnScene != nil {
+		reportScenes(toRead, results, grids, o.OnScene)
+	}
+	for _, ob := range o.Cached {
+		if _, no := refused[ob.FieldID]; !no {
+			all = append(all, ob)
+		}
 	}
 	all = collapse(all)
 	for _, ob := range all {
@@ -191,6 +233,60 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 	}
 	st.Gaps = gaps(grids, jobs, all)
 	return all, st, nil
+}
+
+// unknown returns the jobs with the cells of the Known pairs left out, and
+// without the jobs left with no cell; jobs itself is not changed.
+func unknown(jobs []*sceneJob, grids []grid.Grid, known func(string, *Item) bool) []*sceneJob {
+	if known == nil {
+		return jobs
+	}
+	var out []*sceneJob
+	for _, j := range jobs {
+		nj := &sceneJob{item: j.item}
+		skip := map[int]bool{}
+		for _, c := range j.cells {
+			k, seen := skip[c.g]
+			if !seen {
+				k = known(grids[c.g].Field.ID, j.item)
+				skip[c.g] = k
+			}
+			if !k {
+				nj.cells = append(nj.cells, c)
+			}
+		}
+		if len(nj.cells) > 0 {
+			out = append(out, nj)
+		}
+	}
+	return out
+}
+
+// reportScenes calls on for each talhão of each scene read in full, with
+// the scene's raw observations of that talhão (none when every cell lay
+// outside the scene), talhões in the order of grids.
+func reportScenes(jobs []*sceneJob, results []sceneResult, grids []grid.Grid, on func(SceneRead)) {
+	for j, r := range results {
+		if !r.st.read {
+			continue
+		}
+		var gs []int
+		seen := map[int]bool{}
+		for _, c := range jobs[j].cells {
+			if !seen[c.g] {
+				seen[c.g] = true
+				gs = append(gs, c.g)
+			}
+		}
+		by := map[string][]Obs{}
+		for _, ob := range r.obs {
+			by[ob.FieldID] = append(by[ob.FieldID], ob)
+		}
+		for _, g := range gs {
+			id := grids[g].Field.ID
+			on(SceneRead{FieldID: id, Item: jobs[j].item, Obs: by[id], Reads: r.st.reads, ReadBytes: r.st.bytes})
+		}
+	}
 }
 
 func (o Options) maxCellScenes() int {
@@ -413,6 +509,9 @@ type sceneStats struct {
 	read     bool
 	skipped  map[SkipReason]int
 	problems []Problem
+	// reads and bytes count the scene's GDAL opens and window reads and
+	// the pixel bytes read (Stats.Reads).
+	reads, bytes int64
 }
 
 func (s *sceneStats) skip(it *Item, asset string, reason SkipReason, n int, err error) {
@@ -442,6 +541,9 @@ type reader struct {
 	u16                []uint16
 	i16                []int16
 	f32                []float32
+	// reads and bytes count GDAL opens and window reads, and pixel bytes
+	// read, since the reader was made (sceneStats.reads).
+	reads, bytes int64
 	// Transforms from WGS84 by raster CRS WKT: creating one costs
 	// 10–250 ms in PROJ, so each goroutine keeps its own.
 	trs map[string]*godal.Transform
@@ -522,8 +624,9 @@ type sceneSkip struct {
 // scene samples one scene at its cells: it resolves the profile's assets,
 // reads the mask and then the bands at the clear cells, and computes the
 // indices.
-func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) ([]Obs, sceneStats) {
-	var ss sceneStats
+func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) (_ []Obs, ss sceneStats) {
+	r0, b0 := r.reads, r.bytes
+	defer func() { ss.reads, ss.bytes = r.reads-r0, r.bytes-b0 }()
 	it := job.item
 	if ctx.Err() != nil {
 		return nil, ss
@@ -675,6 +778,7 @@ func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
 		if f, ok := files[ro.path]; ok {
 			ro.ds = f
 		} else {
+			r.reads++
 			f, reason, err := r.open(ro.path, ro.asset.GDALConfig...)
 			if err != nil {
 				return &sceneSkip{ro.key, reason, err}
@@ -1025,6 +1129,7 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		// blocks they decode (buffer, conversion), so they go block by
 		// block.
 		buf, at := r.typed(bs.DataType, aw*ah)
+		r.reads, r.bytes = r.reads+1, r.bytes+int64(aw*ah*bs.DataType.Size())
 		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(ro.ds.cfg...)); err != nil {
 			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
 		}
@@ -1052,6 +1157,7 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		w := blocks[k]
 		ww, wh := w.x1-w.x0+1, w.y1-w.y0+1
 		buf, at := r.typed(bs.DataType, ww*wh)
+		r.reads, r.bytes = r.reads+1, r.bytes+int64(ww*wh*bs.DataType.Size())
 		if err := band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(ro.ds.cfg...)); err != nil {
 			return fmt.Errorf("read %s block %v: %w", ro.asset.Href, k, err)
 		}
