@@ -86,11 +86,11 @@ type Options struct {
 // GDAL calls and pixel bytes the whole scene cost (shared by every talhão
 // the scene covered).
 type SceneRead struct {
-	FieldID     string
-	Item        *Item
-	Obs         []Obs
-	Reads       int64
-	ReadBytes   int64
+	FieldID   string
+	Item      *Item
+	Obs       []Obs
+	Reads     int64
+	ReadBytes int64
 }
 
 // DefaultSceneTimeout is the default Options.SceneTimeout. Each HTTP request
