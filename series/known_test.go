@@ -80,6 +80,14 @@ func TestKnownPairs(t *testing.T) {
 	if st2.ScenesRead != 0 || st2.Reads != 0 || !sameObs(all, fresh) || !reflect.DeepEqual(st2.Gaps, fst.Gaps) {
 		t.Errorf("all known: %d scenes and %d GDAL calls read, same observations %v, gaps %+v", st2.ScenesRead, st2.Reads, sameObs(all, fresh), st2.Gaps)
 	}
+	// Cached observations of an item the run does not select (before
+	// From) are not used.
+	from := mustTime("2024-01-05")
+	late, _ := sampleDir(t, cat, grids, Options{From: from})
+	got, _ = sampleDir(t, cat, grids, Options{From: from, Known: func(string, *Item) bool { return true }, Cached: cachedAll(reads)})
+	if len(late) == len(fresh) || !sameObs(got, late) {
+		t.Errorf("from %s: %d observations with everything cached, want the %d of a full read (not %d)", from, len(got), len(late), len(fresh))
+	}
 }
 
 func cachedAll(rs []SceneRead) []Obs {

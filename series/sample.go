@@ -71,9 +71,10 @@ type Options struct {
 	// Cached instead. The pairs still count as selected (Stats.Scenes,
 	// Gaps), so the result is the one a run reading everything would give.
 	Known func(fieldID string, it *Item) bool
-	// Cached holds the observations of the Known pairs, as SceneRead gave
-	// them (before same-date observations collapse). Those of talhões
-	// refused for their size are dropped.
+	// Cached holds observations of Known pairs, as SceneRead gave them
+	// (before same-date observations collapse). Only those of pairs the
+	// run selects and Known accepts are used (not those of items outside
+	// From..To, nor of talhões refused for their size).
 	Cached []Obs
 	// OnScene, when set, is called once per talhão and scene read in full
 	// (never for a skipped scene, whatever the reason), after every scene
@@ -201,7 +202,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 	jobs, refused := groupByScene(cat, grids, o.From, o.To, o.maxCellScenes())
 	st.Scenes = len(jobs)
 	st.Refused = refused
-	toRead := unknown(jobs, grids, o.Known)
+	toRead, known := unknown(jobs, grids, o.Known)
 	results := sampleScenes(ctx, toRead, grids, o, cat.allow)
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sample series: %w", err)
@@ -223,7 +224,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 		reportScenes(toRead, results, grids, o.OnScene)
 	}
 	for _, ob := range o.Cached {
-		if _, no := refused[ob.FieldID]; !no {
+		if known[[2]string{ob.FieldID, ob.ItemID}] {
 			all = append(all, ob)
 		}
 	}
@@ -236,12 +237,13 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 }
 
 // unknown returns the jobs with the cells of the Known pairs left out, and
-// without the jobs left with no cell; jobs itself is not changed.
-func unknown(jobs []*sceneJob, grids []grid.Grid, known func(string, *Item) bool) []*sceneJob {
+// without the jobs left with no cell (jobs itself is not changed), and the
+// selected pairs that are known, as (field id, item id).
+func unknown(jobs []*sceneJob, grids []grid.Grid, known func(string, *Item) bool) (out []*sceneJob, pairs map[[2]string]bool) {
 	if known == nil {
-		return jobs
+		return jobs, nil
 	}
-	var out []*sceneJob
+	pairs = map[[2]string]bool{}
 	for _, j := range jobs {
 		nj := &sceneJob{item: j.item}
 		skip := map[int]bool{}
@@ -250,6 +252,9 @@ func unknown(jobs []*sceneJob, grids []grid.Grid, known func(string, *Item) bool
 			if !seen {
 				k = known(grids[c.g].Field.ID, j.item)
 				skip[c.g] = k
+				if k {
+					pairs[[2]string{grids[c.g].Field.ID, j.item.ID}] = true
+				}
 			}
 			if !k {
 				nj.cells = append(nj.cells, c)
@@ -259,7 +264,7 @@ func unknown(jobs []*sceneJob, grids []grid.Grid, known func(string, *Item) bool
 			out = append(out, nj)
 		}
 	}
-	return out
+	return out, pairs
 }
 
 // reportScenes calls on for each talhão of each scene read in full, with
