@@ -46,7 +46,7 @@ func newManifest(cfg Config, start time.Time, runID string) *runManifest {
 		"id-field": cfg.IDField, "season": cfg.Season.Label, "agri-year-start": cfg.AgriYearStart.String(),
 		"from": cfg.From.Format(time.DateOnly), "as-of": cfg.AsOf.Format(time.DateOnly),
 		"satellite-codes": cfg.Codes.String(), "shard": cfg.Shard.String(),
-		"batch-size": fmt.Sprint(cfg.BatchSize), "workers": fmt.Sprint(cfg.Workers),
+		"batch-size": fmt.Sprint(cfg.BatchSize), "cache": cfg.Cache, "workers": fmt.Sprint(cfg.Workers),
 		"cell-ha": fmt.Sprint(cfg.Grid.CellHa), "edge-buffer-m": fmt.Sprint(cfg.Grid.EdgeBufferM),
 		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage.Effective()),
 	}
@@ -217,12 +217,25 @@ func (s *stage) committed(ctx context.Context, marker string, ids []string) (bat
 func (s *stage) sample(ctx context.Context, b int, grids []grid.Grid, sum *batchSummary) ([]series.Obs, series.Stats, error) {
 	cfg := s.in.cfg
 	var gdalCfg []string
+	cb, err := s.beginCache(ctx, grids)
+	if err != nil {
+		return nil, series.Stats{}, err
+	}
 	for attempt := 1; ; attempt++ {
-		obs, st, err := series.Sample(ctx, s.in.cat, grids, series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg})
+		so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg}
+		if cb != nil {
+			so = cb.Options(so) // a retry reads only what no attempt read in full
+		}
+		obs, st, err := series.Sample(ctx, s.in.cat, grids, so)
 		n, paths := series.TransientReads(ctx, st.Problems)
 		if err != nil || n == 0 || attempt >= SampleAttempts {
 			if n > 0 {
 				sum.Warnings = append(sum.Warnings, fmt.Sprintf("batch %d: %d scene reads still failed after %d attempts; those scenes are skipped", b, n, attempt))
+			}
+			if cb != nil && err == nil {
+				cb.Sampled()
+				cb.Save(ctx, time.Now())
+				sum.addCacheStats(cb.Stats)
 			}
 			return obs, st, err
 		}
@@ -255,6 +268,8 @@ func (sum *batchSummary) addSeriesStats(st series.Stats) {
 	}
 	sum.Counts["scenes_selected"] += int64(st.Scenes)
 	sum.Counts["scenes_read"] += int64(st.ScenesRead)
+	sum.Counts["gdal_reads"] += st.Reads
+	sum.Counts["gdal_read_bytes"] += st.ReadBytes
 }
 
 // analyseAll analyses the talhões of a batch, Workers at a time.

@@ -59,6 +59,10 @@ type Config struct {
 	Workers   int  // talhões analysed at once and scenes read at once; default GOMAXPROCS
 	BatchSize int  // talhões per batch; default 64
 	Force     bool // recompute even what a previous run committed
+	// Cache is the observation cache (--cache, a local folder or s3://
+	// prefix): scenes it holds for a talhão are not read again (docs/cache.md).
+	// "" reads everything. It does not change any output.
+	Cache string
 
 	// OperatorCNPJ is the CNPJ of the remote-sensing company producing the
 	// run (--cnpj-empresa-sensoriamento), written as cnpjEmpresaSensoriamento

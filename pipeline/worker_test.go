@@ -87,7 +87,7 @@ func reference(tb testing.TB) (string, Summary) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, d := range []string{archiveDir, refDir, binDir} {
+	for _, d := range []string{archiveDir, refDir, binDir, cacheArchiveDir} {
 		if d != "" {
 			os.RemoveAll(d)
 		}

@@ -1,0 +1,76 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/series"
+	"github.com/paulmach/orb"
+)
+
+// The keys below decide whether a cached observation still stands. Each is
+// the SHA-256 of a JSON document (Go's encoding sorts map keys and writes
+// floats in their shortest exact form, so equal inputs give equal keys).
+
+func hashJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil { // plain data: cannot happen
+		panic("cache: " + err.Error())
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// GridKey identifies what a talhão's observations are taken at: its id,
+// polygon, the grid options and the cells the grid gave (ids, sampling
+// centres, MODIS eligibility). An edited polygon or other grid options
+// give another key, and the talhão is read whole again.
+func GridKey(g grid.Grid, o grid.Options) string {
+	type cell struct {
+		ID     string
+		Centre orb.Point
+		MODIS  bool
+	}
+	cells := make([]cell, len(g.Cells))
+	for i, c := range g.Cells {
+		cells[i] = cell{c.ID, c.Centre, c.MODIS}
+	}
+	return hashJSON(struct {
+		ID            string
+		Geometry      orb.MultiPolygon
+		Options       grid.Options
+		MODISEligible bool
+		Cells         []cell
+	}{g.Field.ID, g.Field.Geometry, o, g.MODISEligible, cells})
+}
+
+// ItemFingerprint identifies what series reads of an item: id, collection,
+// date, CRS, the properties of its radiometry rules and every asset (href,
+// band, scale, offset, nodata). A reprocessed item (new hrefs, baseline or
+// scale) gets another fingerprint and is read again. An object rewritten
+// in place under the same href is not detected: catalogs publish new
+// versions under new hrefs.
+func ItemFingerprint(it *series.Item) string {
+	return hashJSON(struct {
+		ID, Collection     string
+		Datetime           time.Time
+		EPSG               int
+		ProcessingBaseline string
+		BOAOffsetApplied   *bool
+		Assets             map[string]series.Asset
+	}{it.ID, it.Collection, it.Datetime.UTC(), it.EPSG, it.ProcessingBaseline, it.BOAOffsetApplied, it.Assets})
+}
+
+// ProfileKey identifies a sensor profile's rules (asset keys, scale and
+// offset, nodata, saturation, mask classes and bits): changing any rule,
+// e.g. masking another SCL class, invalidates the scenes of the
+// collections read with it.
+func ProfileKey(p *series.Profile) string {
+	if p == nil {
+		return ""
+	}
+	return hashJSON(p)
+}
