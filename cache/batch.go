@@ -55,11 +55,10 @@ type Batch struct {
 	order    []string
 	Stats    Stats
 
-	mu      sync.Mutex
-	fps     map[*series.Item]string
-	pkeys   map[string]string
-	scenes  map[*series.Item]*sceneUse // this attempt
-	attempt bool
+	mu     sync.Mutex
+	fps    map[*series.Item]string
+	pkeys  map[string]string
+	scenes map[*series.Item]*sceneUse // this attempt
 }
 
 // field is one talhão's cached state.

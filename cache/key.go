@@ -25,10 +25,19 @@ func hashJSON(v any) string {
 }
 
 // GridKey identifies what a talhão's observations are taken at: its id,
-// polygon, the grid options and the cells the grid gave (ids, sampling
-// centres, MODIS eligibility). An edited polygon or other grid options
-// give another key, and the talhão is read whole again.
+// polygon, the grid options in effect (cell size as built, edge buffer
+// with its default resolved: `--edge-buffer-m 15` and the zero value are
+// one grid) and the cells the grid gave (ids, sampling centres, MODIS
+// eligibility). An edited polygon or other grid options give another key,
+// and the talhão is read whole again.
 func GridKey(g grid.Grid, o grid.Options) string {
+	buffer := o.EdgeBufferM
+	switch {
+	case buffer == 0:
+		buffer = grid.DefaultEdgeBufferM
+	case buffer < 0:
+		buffer = 0
+	}
 	type cell struct {
 		ID     string
 		Centre orb.Point
@@ -41,10 +50,11 @@ func GridKey(g grid.Grid, o grid.Options) string {
 	return hashJSON(struct {
 		ID            string
 		Geometry      orb.MultiPolygon
-		Options       grid.Options
+		CellHa        float64
+		EdgeBufferM   float64
 		MODISEligible bool
 		Cells         []cell
-	}{g.Field.ID, g.Field.Geometry, o, g.MODISEligible, cells})
+	}{g.Field.ID, g.Field.Geometry, g.CellSizeHa, buffer, g.MODISEligible, cells})
 }
 
 // ItemFingerprint identifies what series reads of an item: id, collection,

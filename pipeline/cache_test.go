@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -380,4 +382,166 @@ func copyDir(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestCacheConcurrentShardsAndKill: two shards fill one empty cache at the
+// same time; a `manejo run --cache` process is killed (SIGKILL) after its
+// first batch, with a torn temporary partition left beside the others, and
+// run again. Each cache then serves every scene to a run whose outputs are
+// those of a fresh run.
+func TestCacheConcurrentShardsAndKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs skipped in -short mode")
+	}
+	dir := cacheArchive(t)
+	ref, _ := primed(t, dir)
+	served := func(t *testing.T, what, cdir string) {
+		t.Helper()
+		out := t.TempDir()
+		mustRun(t, cacheConfig(t, dir, out, cdir, cacheD1))
+		sameTree(t, what, outputs(t, ref), outputs(t, out))
+		if c := manifestOf(t, out).Counts; c["cache_pairs_read"] != 0 || c["cache_talhoes_hit"] != 6 || c["scenes_read"] != 0 {
+			t.Errorf("%s: counts %v; want every pair served", what, c)
+		}
+	}
+
+	t.Run("two shards at once", func(t *testing.T) {
+		cdir, out := t.TempDir(), t.TempDir()
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cfg := cacheConfig(t, dir, out, cdir, cacheD1)
+				cfg.Shard = Shard{Index: i, Count: 2}
+				_, errs[i] = Run(context.Background(), cfg)
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("shard %d: %v", i, err)
+			}
+		}
+		served(t, "after two concurrent shards", cdir)
+	})
+
+	t.Run("killed and rerun", func(t *testing.T) {
+		cdir, out := t.TempDir(), t.TempDir()
+		args := []string{"run", "--fields", filepath.Join(dir, "talhoes.geojson"), "--catalog", filepath.Join(dir, "catalog.json"),
+			"--dem", filepath.Join(dir, "dem.tif"), "--sowing", filepath.Join(dir, "sowing.csv"), "--season", "2026/2027",
+			"--as-of", cacheD1.Format(time.DateOnly), "--satellite-codes", "sentinel-2-l2a=S01,dem=S09",
+			"--workers", "2", "--batch-size", "3", "--cache", cdir, "--out", out}
+		killAfterFirstBatch(t, manejoBinary(t), args)
+		parts, _ := filepath.Glob(filepath.Join(cdir, "observations-v1", "talhao=*.parquet"))
+		if len(parts) == 0 || len(parts) == 6 {
+			t.Fatalf("%d partitions after the kill; want those of the first batch only", len(parts))
+		}
+		// What a kill inside a write leaves on disk: a temporary file.
+		torn := filepath.Join(cdir, "observations-v1", "."+filepath.Base(parts[0])+".tmp-4242")
+		if err := os.WriteFile(torn, []byte("PAR1\x00\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rerun := exec.Command(manejoBinary(t), args...)
+		if logs, err := rerun.CombinedOutput(); err != nil {
+			t.Fatalf("rerun: %v\n%s", err, logs)
+		}
+		sameTree(t, "killed and rerun", outputs(t, ref), outputs(t, out))
+		served(t, "after a killed run", cdir)
+	})
+}
+
+// killAfterFirstBatch starts bin with args and kills it with SIGKILL at its
+// first progress record (a batch committed).
+func killAfterFirstBatch(t *testing.T, bin string, args []string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	killed := false
+	for sc.Scan() {
+		if !killed && strings.Contains(sc.Text(), `"msg":"progress"`) {
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	_ = cmd.Wait()
+	if !killed {
+		t.Fatal("the run ended before its first batch was reported")
+	}
+}
+
+// TestCacheScheduleTable measures the closing table of issue 20: for one
+// week, one month and three months of new scenes after a cached run at D1,
+// the requests (all of them, as the loopback S3 server counts them), the
+// bytes the Range headers asked and the wall time of a fresh run and of a
+// run with the cache, whose outputs must be identical. Opt-in (seven runs):
+// MANEJO_CACHE_TABLE=1 go test ./pipeline -run TestCacheScheduleTable -v
+func TestCacheScheduleTable(t *testing.T) {
+	if os.Getenv("MANEJO_CACHE_TABLE") == "" {
+		t.Skip("set MANEJO_CACHE_TABLE=1 to measure the table")
+	}
+	dir := cacheArchive(t)
+	ctx := context.Background()
+	var cnt s3Counter
+	_, fl := s3test.StartFlakyS3(t, s3test.Faults{Match: cnt.match}, "b")
+	fl.Off.Store(true)
+	uploadDir(t, dir, "s3://b/archive")
+	fl.Off.Store(false)
+	mustRun(t, s3Config(t, "s3://b/d1", "s3://b/cache-d1", cacheD1))
+	fl.Off.Store(true)
+	d1Parts, err := storage.List(ctx, "s3://b/cache-d1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log("| new scenes | as of | fresh: requests, range MB, time | cached: requests (cache), range MB, time | requests | time |")
+	t.Log("|---|---|---|---|---|---|")
+	for _, h := range []struct {
+		name string
+		at   time.Time
+	}{{"one week", cacheD1.AddDate(0, 0, 7)}, {"one month", cacheD1.AddDate(0, 1, 0)}, {"three months", cacheD2}} {
+		fl.Off.Store(true)
+		cloc := "s3://b/cache-" + h.at.Format(time.DateOnly)
+		for _, p := range d1Parts {
+			b, err := storage.ReadFile(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := storage.WriteFile(ctx, cloc+strings.TrimPrefix(p, "s3://b/cache-d1"), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fl.Off.Store(false)
+		cnt.reset()
+		t0 := time.Now()
+		freshOut, cachedOut := "s3://b/fresh-"+h.at.Format(time.DateOnly), "s3://b/cached-"+h.at.Format(time.DateOnly)
+		mustRun(t, s3Config(t, freshOut, "", h.at))
+		fr, fb, ft := cnt.all.Load(), cnt.rangeBytes.Load(), time.Since(t0)
+		cnt.reset()
+		t0 = time.Now()
+		mustRun(t, s3Config(t, cachedOut, cloc, h.at))
+		cr, cc, cb, ct := cnt.all.Load(), cnt.cache.Load(), cnt.rangeBytes.Load(), time.Since(t0)
+		fl.Off.Store(true)
+		f, err := s3test.Download(ctx, freshOut, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s3test.Download(ctx, cachedOut, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameTree(t, h.name, outputs(t, f), outputs(t, c))
+		t.Logf("| %s: %d | %s | %d, %.1f, %s | %d (%d), %.1f, %s | %.1f %% | %.0f %% |", h.name, scenesBetween(t, dir, cacheD1, h.at), h.at.Format(time.DateOnly),
+			fr, float64(fb)/1e6, ft.Round(10*time.Millisecond), cr, cc, float64(cb)/1e6, ct.Round(10*time.Millisecond),
+			100*float64(cr)/float64(fr), 100*ct.Seconds()/ft.Seconds())
+	}
 }

@@ -71,6 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
 	fs.BoolVar(&f.cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
+	fs.StringVar(&f.cfg.Cache, "cache", "", "observation cache, local folder or s3://bucket/prefix/: scenes it holds for a talhão are not read again; outputs are unchanged (docs/cache.md)")
 	fs.Float64Var(&f.cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
 	fs.Float64Var(&f.cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
 	fs.Var(&f.allow, "allow-href-prefix", "only read assets whose href starts with this prefix (repeatable)")

@@ -14,13 +14,15 @@ N=${N:-16}                       # shards = array size; ~500–2,000 talhões pe
 QUEUE=${QUEUE:-manejo-spot}      # a job queue on a managed EC2 (Spot) compute environment
 SEASON=${SEASON:-2026/2027}
 OUT=${OUT:-s3://example-portfolio/manejo/2026-2027}
+ASOF=${ASOF:-2026-08-01}         # weekly runs: ASOF=$(date -u +%F)
+CACHE=${CACHE:-s3://example-portfolio/manejo-cache/}   # observation cache: a weekly run reads only new scenes (docs/cache.md)
 
 aws batch submit-job \
   --job-name "manejo-${SEASON/\//-}" \
   --job-queue "$QUEUE" \
   --job-definition manejo-run \
   --array-properties size="$N" \
-  --parameters "shards=$N,season=$SEASON,asof=2026-08-01,out=$OUT,fields=s3://example-portfolio/talhoes/2026.gpkg,catalog=s3://example-portfolio/stac/sentinel-2-l2a.ndjson"
+  --parameters "shards=$N,season=$SEASON,asof=$ASOF,cache=$CACHE,out=$OUT,fields=s3://example-portfolio/talhoes/2026.gpkg,catalog=s3://example-portfolio/stac/sentinel-2-l2a.ndjson"
 
 # The same with the command spelled out (container overrides win over the
 # job definition's command and parameters):
