@@ -299,3 +299,33 @@ func TestGridKeyOptions(t *testing.T) {
 		t.Error("another cell size gives the same key")
 	}
 }
+
+// TestFingerprintIgnoresAccess: a Planetary Computer href signed with
+// another SAS token, a presigned S3 URL with another signature, or another
+// bearer token in the asset's GDAL options is the same item; another path
+// or version parameter is not.
+func TestFingerprintIgnoresAccess(t *testing.T) {
+	base := "https://sentinel2l2a01.blob.core.windows.net/sentinel2-l2/21/L/XG/S2A_1/B04.tif"
+	mk := func(href string, cfg ...string) *series.Item {
+		it := testItem("S2A_1", "sentinel-2-l2a", "2026-01-05", "/x")
+		it.Assets["red"] = series.Asset{Href: href, Band: 1, GDALConfig: cfg}
+		return it
+	}
+	k := ItemFingerprint(mk(base + "?st=2026-11-30T00%3A00Z&se=2026-12-01T00%3A00Z&sp=rl&sv=2021-06-08&sr=c&sig=AAA"))
+	for name, it := range map[string]*series.Item{
+		"another SAS":    mk(base + "?st=2026-12-07T00%3A00Z&se=2026-12-08T00%3A00Z&sp=rl&sv=2021-06-08&sr=c&sig=BBB"),
+		"unsigned":       mk(base),
+		"bearer rotated": mk(base+"?sig=C", "GDAL_HTTP_HEADERS=Authorization: Bearer new"),
+	} {
+		if ItemFingerprint(it) != k {
+			t.Errorf("%s: another fingerprint", name)
+		}
+	}
+	if ItemFingerprint(mk(base+"?version=2")) == k || ItemFingerprint(mk(strings.Replace(base, "B04", "B05", 1))) == k {
+		t.Error("another href or version parameter gives the same fingerprint")
+	}
+	s3 := "https://b.s3.amazonaws.com/k/B04.tif?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature="
+	if ItemFingerprint(mk(s3+"aa")) != ItemFingerprint(mk(s3+"bb")) {
+		t.Error("presigned S3 URLs with other signatures give other fingerprints")
+	}
+}

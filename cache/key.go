@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/manejo/manejo/grid"
@@ -62,16 +64,48 @@ func GridKey(g grid.Grid, o grid.Options) string {
 // band, scale, offset, nodata). A reprocessed item (new hrefs, baseline or
 // scale) gets another fingerprint and is read again. An object rewritten
 // in place under the same href is not detected: catalogs publish new
-// versions under new hrefs.
+// versions under new hrefs. What only grants access is left out: an
+// asset's GDAL options (a bearer token) and the signature of a signed URL
+// (Planetary Computer SAS, S3 presigned), which change from run to run.
 func ItemFingerprint(it *series.Item) string {
+	type asset struct {
+		Href                  string
+		Band                  int
+		Scale, Offset, Nodata *float64
+	}
+	assets := make(map[string]asset, len(it.Assets))
+	for k, a := range it.Assets {
+		assets[k] = asset{unsigned(a.Href), a.Band, a.Scale, a.Offset, a.Nodata}
+	}
 	return hashJSON(struct {
 		ID, Collection     string
 		Datetime           time.Time
 		EPSG               int
 		ProcessingBaseline string
 		BOAOffsetApplied   *bool
-		Assets             map[string]series.Asset
-	}{it.ID, it.Collection, it.Datetime.UTC(), it.EPSG, it.ProcessingBaseline, it.BOAOffsetApplied, it.Assets})
+		Assets             map[string]asset
+	}{it.ID, it.Collection, it.Datetime.UTC(), it.EPSG, it.ProcessingBaseline, it.BOAOffsetApplied, assets})
+}
+
+// sasParams are the query parameters of an Azure SAS token.
+var sasParams = map[string]bool{"sv": true, "ss": true, "srt": true, "sr": true, "sp": true, "st": true, "se": true, "sip": true, "spr": true,
+	"sig": true, "skoid": true, "sktid": true, "skt": true, "ske": true, "sks": true, "skv": true, "sdd": true, "ses": true}
+
+// unsigned removes the signature parameters (SAS, X-Amz-*) from an
+// http(s) href; other hrefs and parameters are kept.
+func unsigned(href string) string {
+	u, err := url.Parse(href)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery == "" {
+		return href
+	}
+	q := u.Query()
+	for k := range q {
+		if sasParams[k] || strings.HasPrefix(strings.ToLower(k), "x-amz-") {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // ProfileKey identifies a sensor profile's rules (asset keys, scale and
