@@ -118,6 +118,10 @@ func CheckIDField(name string) error {
 	return nil
 }
 
+// DocumentShaped reports whether an id is written as a CPF or a CNPJ (see
+// documentShaped): such an id is refused wherever talhões are named.
+func DocumentShaped(id string) bool { return documentShaped(id) }
+
 // documentShaped reports whether id is written as a CPF (ddd.ddd.ddd-dd) or
 // a CNPJ (dd.ddd.ddd/dddd-dd): punctuated document numbers are refused as
 // ids whatever the property holding them. Bare digit strings are not, since

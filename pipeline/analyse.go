@@ -94,7 +94,7 @@ func valid(v float32) bool { return !math.IsNaN(float64(v)) }
 // indicator is reported as missing with its reason (IN 2.2).
 func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap) fieldOut {
 	out := fieldOut{ID: g.Field.ID}
-	cells, err := cellRows(g)
+	cells, err := cellRows(g, s.in.points)
 	if err != nil {
 		out.Failure = err.Error()
 		return out
@@ -133,10 +133,15 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	return out
 }
 
-// cellRows converts the cells of a grid into rows.
-func cellRows(g grid.Grid) ([]export.CellRow, error) {
+// cellRows converts the cells of a grid into rows; points (an observation
+// table's, without polygons) get their centre and border only.
+func cellRows(g grid.Grid, points bool) ([]export.CellRow, error) {
 	rows := make([]export.CellRow, 0, len(g.Cells))
 	for _, c := range g.Cells {
+		if points {
+			rows = append(rows, export.CellRow{FieldID: g.Field.ID, CellID: c.ID, CentreLon: c.Centre[0], CentreLat: c.Centre[1], Border: c.Border})
+			continue
+		}
 		row, err := export.NewCellRow(c)
 		if err != nil {
 			return nil, fmt.Errorf("cell %s: %v", c.ID, err)
@@ -363,6 +368,10 @@ func cellCoverRows(id string, g grid.Grid, sc coverage.SeasonCover) []export.Cel
 // assessSlope reads the talhão's slope from the DEM. It returns the reasons
 // slope is missing and its warnings.
 func (s *stage) assessSlope(ctx context.Context, g grid.Grid, ind *export.IndicatorRow) []string {
+	if pct, ok := s.in.slopes[g.Field.ID]; ok { // an observation table's slope_pct
+		tableSlope(pct, ind)
+		return nil
+	}
 	if s.in.dem == nil {
 		return []string{"slope: no usable DEM (--dem)"}
 	}

@@ -165,6 +165,12 @@ type inputs struct {
 	finger   map[string]string // input location → sha256 or description
 	roles    map[string]string // input location → role (fields, catalog, ...)
 	params   string            // hash of the parameters that shape the results
+	// slopes are the mean slopes an observation table gave, by talhão
+	// (AnalyseTable); nil for a run, whose slope comes from the DEM.
+	slopes map[string]float64
+	// points is set when the grids' cells are an observation table's
+	// points, without polygons (AnalyseTable).
+	points bool
 }
 
 // Run processes the talhões of cfg.Shard and writes the datasets, the SINM

@@ -473,32 +473,36 @@ func gaps(grids []grid.Grid, jobs []*sceneJob, all []Obs) map[string]Gap {
 	out := map[string]Gap{}
 	for _, g := range grids {
 		id := g.Field.ID
-		sd := sortedDates(sceneDates[id])
-		ud := sortedDates(usable[id])
-		gp := Gap{Scenes: len(sd), UsableDates: len(ud)}
-		for i := 1; i < len(ud); i++ {
-			d := int(ud[i].Sub(ud[i-1]).Hours()/24 + 0.5)
-			if d > gp.LargestGapDays {
-				gp.LargestGapDays, gp.GapFrom, gp.GapTo = d, ud[i-1], ud[i]
-			}
-		}
-		if len(sd) >= 2 {
-			iv := make([]float64, 0, len(sd)-1)
-			for i := 1; i < len(sd); i++ {
-				iv = append(iv, sd[i].Sub(sd[i-1]).Hours()/24)
-			}
-			sort.Float64s(iv)
-			n := len(iv)
-			if n%2 == 1 {
-				gp.RevisitDays = iv[n/2]
-			} else {
-				gp.RevisitDays = (iv[n/2-1] + iv[n/2]) / 2
-			}
-		}
-		gp.Coarse = len(sd) < 2 || gp.RevisitDays > 16
-		out[id] = gp
+		out[id] = gapOf(sortedDates(sceneDates[id]), sortedDates(usable[id]))
 	}
 	return out
+}
+
+// gapOf is the IN 6.5 check of a talhão from the dates of the scenes
+// selected for it (sd) and those with a valid NDVI (ud), both sorted.
+func gapOf(sd, ud []time.Time) Gap {
+	gp := Gap{Scenes: len(sd), UsableDates: len(ud)}
+	for i := 1; i < len(ud); i++ {
+		d := int(ud[i].Sub(ud[i-1]).Hours()/24 + 0.5)
+		if d > gp.LargestGapDays {
+			gp.LargestGapDays, gp.GapFrom, gp.GapTo = d, ud[i-1], ud[i]
+		}
+	}
+	if len(sd) >= 2 {
+		iv := make([]float64, 0, len(sd)-1)
+		for i := 1; i < len(sd); i++ {
+			iv = append(iv, sd[i].Sub(sd[i-1]).Hours()/24)
+		}
+		sort.Float64s(iv)
+		n := len(iv)
+		if n%2 == 1 {
+			gp.RevisitDays = iv[n/2]
+		} else {
+			gp.RevisitDays = (iv[n/2-1] + iv[n/2]) / 2
+		}
+	}
+	gp.Coarse = len(sd) < 2 || gp.RevisitDays > 16
+	return gp
 }
 
 func sortedDates(m map[time.Time]bool) []time.Time {

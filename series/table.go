@@ -1,0 +1,373 @@
+package series
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/zarc"
+	"github.com/paulmach/orb"
+)
+
+// An observation table is a series that did not come from Sample: a long
+// table (CSV or Parquet), one row per point and date, that manejo analyse
+// runs the T, C and cycle stages over (docs/series.md, "Observation
+// tables"). Its columns, by name (case and surrounding spaces ignored):
+//
+//   - field_id, point_id, lon, lat, date: required. A point is a sampling
+//     point of a talhão (a cell centre); date is YYYY-MM-DD (a timestamp's
+//     UTC day is taken).
+//   - ndvi and/or red, nir: NDVI, given or computed from the red and NIR
+//     surface reflectances; ndti and/or swir16, swir22 likewise, optional
+//     (without either, the series is NDVI-only, as MOD13Q1, and T and C
+//     cannot be read). When a table has both an index and its bands, the
+//     index is used and must agree with the bands.
+//   - collection, item_id, clear (true/false; absent or empty means clear)
+//     and mask_reason (why a reading is not clear; "ndti:..." masks the NDTI
+//     only), optional per row; border (true/false: a headland point, IN 2.3
+//     III), optional per point; crop, area_ha, slope_pct (the talhão's mean
+//     slope), plantio_contorno and terraceamento (declared, 0 or 1),
+//     optional per talhão.
+//
+// A row with a bad value refuses its talhão, with an error naming the row
+// and the column; the other talhões go on.
+
+// ErrTable marks an observation table that cannot be read at all (no such
+// column, not CSV or Parquet); TableError wraps it too.
+var ErrTable = errors.New("bad observation table")
+
+// TableError is one bad value of an observation table.
+type TableError struct {
+	Source  string
+	Row     int    // CSV line (the header is line 1) or Parquet row (1-based); 0 for the header
+	Column  string // "" when the row as a whole is bad
+	FieldID string // "" when the row names no talhão
+	Err     error
+}
+
+func (e *TableError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source)
+	if e.Row > 0 {
+		fmt.Fprintf(&b, " row %d", e.Row)
+	}
+	if e.Column != "" {
+		fmt.Fprintf(&b, " column %s", e.Column)
+	}
+	if e.FieldID != "" {
+		fmt.Fprintf(&b, " (talhão %s)", e.FieldID)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *TableError) Unwrap() []error { return []error{ErrTable, e.Err} }
+
+// TableOptions configure ReadTable.
+type TableOptions struct {
+	// Collection names the collection of rows without one (no collection
+	// column, or an empty cell); "" leaves such rows an error.
+	Collection string
+	// ParseCrop reads the crop column; nil accepts soja and milho.
+	ParseCrop func(string) (zarc.Crop, error)
+}
+
+// Table is an observation table read by ReadTable: one grid per talhão,
+// whose cells are its points (no polygons: Cell.Polygon is nil, AreaHa 0),
+// sorted by field id and point id, and their observations in the order
+// Sample returns them.
+type Table struct {
+	Grids []grid.Grid
+	Obs   []Obs
+	Rows  int // data rows read
+	// SlopePct is the mean slope of the talhões that gave one (slope_pct).
+	SlopePct map[string]float64
+	// Refused are the talhões refused for a bad row, each with its first
+	// errors (at most MaxTableErrors) and, last, how many more there were.
+	Refused map[string][]error
+	// Orphans are the errors of rows that name no talhão (at most
+	// MaxTableErrors); OrphanRows counts those rows.
+	Orphans    []error
+	OrphanRows int
+	// NDTI is false for an NDVI-only table (no ndti and no SWIR columns).
+	NDTI bool
+}
+
+// MaxTableErrors bounds the errors kept per talhão.
+const MaxTableErrors = 5
+
+// MaskedNotClear is the mask of a row whose clear column says false.
+const MaskedNotClear MaskReason = "not-clear"
+
+// ReadTable reads an observation table from b: Parquet when it starts with
+// the Parquet magic, CSV (comma or semicolon separated) otherwise. source
+// names it in errors. The error is for a table that cannot be read at all;
+// bad rows refuse their talhão (Table.Refused).
+func ReadTable(b []byte, source string, o TableOptions) (Table, error) {
+	var (
+		src rowSource
+		err error
+	)
+	if bytes.HasPrefix(b, []byte("PAR1")) {
+		src, err = newParquetRows(b)
+	} else {
+		src, err = newCSVRows(b)
+	}
+	if err != nil {
+		return Table{}, &TableError{Source: source, Err: err}
+	}
+	cols, err := tableColumns(src.header())
+	if err != nil {
+		return Table{}, &TableError{Source: source, Row: src.headerRow(), Err: err}
+	}
+	tb := newTableBuilder(source, cols, o)
+	for {
+		row, rec, err := src.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if row == 0 {
+				return Table{}, &TableError{Source: source, Err: err}
+			}
+			field := ""
+			if i := cols[colField]; i < len(rec) && !grid.DocumentShaped(strings.TrimSpace(rec[i])) {
+				field = strings.TrimSpace(rec[i])
+			}
+			tb.rows++
+			tb.fail(&TableError{Source: source, Row: row, FieldID: field, Err: err}, field)
+			continue
+		}
+		tb.add(row, rec)
+	}
+	return tb.table(), nil
+}
+
+// rowSource yields the header and the rows of a table as text.
+type rowSource interface {
+	header() []string
+	headerRow() int
+	// next returns the next row's number and cells (one per header
+	// column; "" for a null), io.EOF after the last.
+	next() (int, []string, error)
+}
+
+// csvRows reads CSV, comma or semicolon separated (the first line decides).
+type csvRows struct {
+	r    *csv.Reader
+	head []string
+	line int
+}
+
+func newCSVRows(b []byte) (*csvRows, error) {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a spreadsheet's BOM
+	first, _, _ := bytes.Cut(b, []byte("\n"))
+	r := csv.NewReader(bytes.NewReader(b))
+	if bytes.Count(first, []byte(";")) > bytes.Count(first, []byte(",")) {
+		r.Comma = ';'
+	}
+	r.ReuseRecord = false
+	head, err := r.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, errors.New("empty file: want a CSV header (field_id, point_id, lon, lat, date, ...) or a Parquet file")
+		}
+		return nil, fmt.Errorf("CSV header: %v", err)
+	}
+	return &csvRows{r: r, head: head, line: 1}, nil
+}
+
+func (c *csvRows) header() []string { return c.head }
+func (c *csvRows) headerRow() int   { return 1 }
+
+func (c *csvRows) next() (int, []string, error) {
+	rec, err := c.r.Read()
+	if err == io.EOF {
+		return 0, nil, io.EOF
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			line := pe.StartLine
+			if line == 0 {
+				line = pe.Line
+			}
+			if pe.Err == csv.ErrFieldCount {
+				return line, rec, fmt.Errorf("%d fields, the header has %d", len(rec), len(c.head))
+			}
+			return line, nil, pe.Err
+		}
+		return 0, nil, err
+	}
+	line, _ := c.r.FieldPos(0) // only after a successful Read
+	return line, rec, nil
+}
+
+// Column roles of an observation table.
+const (
+	colField = iota
+	colPoint
+	colLon
+	colLat
+	colDate
+	colNDVI
+	colNDTI
+	colRed
+	colNIR
+	colSWIR16
+	colSWIR22
+	colCollection
+	colItem
+	colClear
+	colBorder
+	colCrop
+	colArea
+	colSlope
+	colContour
+	colTerrace
+	colMask
+	nCols
+)
+
+// columnNames are the names of the roles, in role order.
+var columnNames = [nCols]string{"field_id", "point_id", "lon", "lat", "date", "ndvi", "ndti", "red", "nir", "swir16", "swir22",
+	"collection", "item_id", "clear", "border", "crop", "area_ha", "slope_pct",
+	"plantio_contorno", "terraceamento", "mask_reason"}
+
+// tableCols maps each role to its column index in the header (−1: absent).
+type tableCols [nCols]int
+
+func (c tableCols) has(role int) bool { return c[role] >= 0 }
+
+// tableColumns finds the roles in the header and checks the required ones.
+func tableColumns(head []string) (tableCols, error) {
+	var c tableCols
+	for i := range c {
+		c[i] = -1
+	}
+	for i, h := range head {
+		name := strings.ToLower(strings.TrimSpace(h))
+		for role, n := range columnNames {
+			if name != n {
+				continue
+			}
+			if c[role] >= 0 {
+				return c, fmt.Errorf("column %s appears twice", n)
+			}
+			c[role] = i
+		}
+	}
+	var missing []string
+	for _, role := range []int{colField, colPoint, colLon, colLat, colDate} {
+		if !c.has(role) {
+			missing = append(missing, columnNames[role])
+		}
+	}
+	if len(missing) > 0 {
+		return c, fmt.Errorf("no column %s (want field_id, point_id, lon, lat, date and ndvi, ndti or red, nir, swir16, swir22)", strings.Join(missing, ", "))
+	}
+	if !c.has(colNDVI) && !(c.has(colRed) && c.has(colNIR)) {
+		return c, errors.New("no NDVI: want a column ndvi, or red and nir (surface reflectance 0–1)")
+	}
+	if c.has(colSWIR16) != c.has(colSWIR22) && !c.has(colNDTI) {
+		return c, errors.New("NDTI needs both swir16 and swir22 (or a column ndti)")
+	}
+	return c, nil
+}
+
+// reflectance bounds: the lowest a Sentinel-2 L2A offset gives (−0.1), and
+// a generous top for bright targets; a larger value is a DN, not a
+// reflectance.
+const reflMin, reflMax = -0.1, 1.5
+
+// indexTolerance is how far a given index may be from the one its bands
+// give (a float32 round trip differs by ≈ 1e-7).
+const indexTolerance = 1e-3
+
+// parseNum reads a number, accepting a decimal comma.
+func parseNum(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && strings.Count(s, ",") == 1 && !strings.Contains(s, ".") {
+		v, err = strconv.ParseFloat(strings.Replace(s, ",", ".", 1), 64)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	return v, nil
+}
+
+// parseBool reads true/false (also 1/0, yes/no, sim/não); "" is def.
+func parseBool(s string, def bool) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return def, nil
+	case "true", "t", "1", "yes", "y", "sim", "s", "verdadeiro":
+		return true, nil
+	case "false", "f", "0", "no", "n", "não", "nao", "falso":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q: want true or false", s)
+}
+
+// parseDay reads YYYY-MM-DD, or a timestamp (RFC 3339, or date and time
+// separated by a space) whose UTC day is taken.
+func parseDay(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05", "2006-01-02T15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return zarc.Day(t.UTC()), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q: want a date YYYY-MM-DD", s)
+}
+
+// defaultParseCrop accepts the crops of the talhão property.
+func defaultParseCrop(s string) (zarc.Crop, error) {
+	switch c := zarc.Crop(strings.ToLower(strings.TrimSpace(s))); c {
+	case zarc.Soja, zarc.Milho:
+		return c, nil
+	}
+	return "", fmt.Errorf("%q: want soja or milho", s)
+}
+
+// pointOf is the centre of a point, as a grid cell.
+func pointOf(field, id string, lon, lat float64, border bool) grid.Cell {
+	return grid.Cell{FieldID: field, ID: id, Centre: orb.Point{lon, lat}, Border: border}
+}
+
+// Gaps is the IN 6.5 check of each talhão of the table, as Stats.Gaps of
+// Sample: the dates of its rows (clear or not) stand for the scenes
+// selected for it.
+func (t Table) Gaps() map[string]Gap {
+	scenes, usable := map[string]map[time.Time]bool{}, map[string]map[time.Time]bool{}
+	for _, o := range t.Obs {
+		if scenes[o.FieldID] == nil {
+			scenes[o.FieldID], usable[o.FieldID] = map[time.Time]bool{}, map[time.Time]bool{}
+		}
+		scenes[o.FieldID][o.Date] = true
+		if !math.IsNaN(float64(o.NDVI)) {
+			usable[o.FieldID][o.Date] = true
+		}
+	}
+	out := make(map[string]Gap, len(t.Grids))
+	for _, g := range t.Grids {
+		id := g.Field.ID
+		out[id] = gapOf(sortedDates(scenes[id]), sortedDates(usable[id]))
+	}
+	return out
+}

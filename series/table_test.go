@@ -1,0 +1,294 @@
+package series
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/zarc"
+	"github.com/parquet-go/parquet-go"
+)
+
+const goodHead = "field_id,point_id,lon,lat,date,collection,ndvi,ndti\n"
+
+// goodRows are two readings of two points of talhão A.
+const goodRows = "A,p1,-55.6,-11.8,2024-09-01,sentinel-2-l2a,0.21,0.15\n" +
+	"A,p2,-55.61,-11.8,2024-09-01,sentinel-2-l2a,0.2,0.14\n" +
+	"A,p1,-55.6,-11.8,2024-09-11,sentinel-2-l2a,0.3,0.12\n" +
+	"A,p2,-55.61,-11.8,2024-09-11,sentinel-2-l2a,0.31,0.11\n"
+
+func readCSV(t *testing.T, s string, o TableOptions) Table {
+	t.Helper()
+	tab, err := ReadTable([]byte(s), "obs.csv", o)
+	if err != nil {
+		t.Fatalf("ReadTable: %v", err)
+	}
+	return tab
+}
+
+// TestReadTableGood: a table of indices gives one grid per talhão whose
+// cells are its points (sorted), and its observations with the values as
+// written, in float32.
+func TestReadTableGood(t *testing.T) {
+	tab := readCSV(t, goodHead+goodRows, TableOptions{})
+	if len(tab.Grids) != 1 || len(tab.Refused) != 0 || tab.Rows != 4 || !tab.NDTI {
+		t.Fatalf("table %+v", tab)
+	}
+	g := tab.Grids[0]
+	if g.Field.ID != "A" || g.Field.Crop != zarc.Soja || len(g.Cells) != 2 || g.Cells[0].ID != "p1" || g.Cells[1].Centre[0] != -55.61 {
+		t.Fatalf("grid %+v", g)
+	}
+	if len(tab.Obs) != 4 {
+		t.Fatalf("%d observations", len(tab.Obs))
+	}
+	o := tab.Obs[0]
+	if o.CellID != "p1" || !o.Date.Equal(time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC)) || o.NDVI != float32(0.21) || o.NDTI != float32(0.15) || o.Mask != "" {
+		t.Fatalf("first observation %+v", o)
+	}
+	gp := tab.Gaps()["A"]
+	if gp.Scenes != 2 || gp.RevisitDays != 10 || gp.Coarse {
+		t.Errorf("gap %+v, want 2 scene dates 10 days apart", gp)
+	}
+}
+
+// TestReadTableReflectances: red, nir, swir16, swir22 give NDVI and NDTI;
+// semicolons and decimal commas (a pt-BR spreadsheet) are read; clear=false
+// and an absent collection (taken from the options) work; a per-talhão
+// crop and slope, a border point and the IN 2.3 declarations are kept.
+func TestReadTableReflectances(t *testing.T) {
+	s := "field_id;point_id;lon;lat;date;red;nir;swir16;swir22;clear;crop;slope_pct;border;plantio_contorno\n" +
+		"B;1;-55,6;-11,8;2024-09-01T13:45:00Z;0,1;0,3;0,3;0,2;;milho;4,5;true;1\n" +
+		"B;1;-55,6;-11,8;2024-09-06;;;;;false;milho;4,5;;\n"
+	tab := readCSV(t, s, TableOptions{Collection: "landsat-c2-l2"})
+	if len(tab.Refused) > 0 {
+		t.Fatalf("refused %v", tab.Refused)
+	}
+	o := tab.Obs[0]
+	if math.Abs(float64(o.NDVI)-0.5) > 1e-6 || math.Abs(float64(o.NDTI)-0.2) > 1e-6 || o.Red != 0.1 || o.SWIR2 != float32(0.2) || o.Collection != "landsat-c2-l2" {
+		t.Errorf("reading %+v: want NDVI (0.3−0.1)/(0.3+0.1) = 0.5, NDTI (0.3−0.2)/0.5 = 0.2", o)
+	}
+	if m := tab.Obs[1]; m.Mask != MaskedNotClear || !math.IsNaN(float64(m.NDVI)) {
+		t.Errorf("clear=false reading %+v", m)
+	}
+	g := tab.Grids[0]
+	if g.Field.Crop != zarc.Milho || tab.SlopePct["B"] != 4.5 || !g.Cells[0].Border || g.Field.PlantioContorno == nil || *g.Field.PlantioContorno != 1 || g.Field.Terraceamento != nil {
+		t.Errorf("talhão %+v, slope %v", g, tab.SlopePct)
+	}
+}
+
+// TestReadTableNDVIOnly: a table with NDVI only (MOD13Q1, sits) is read,
+// NDTI NaN.
+func TestReadTableNDVIOnly(t *testing.T) {
+	tab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi\nS,1,-55,-12,2014-09-14,0.2472\n", TableOptions{Collection: "mod13q1"})
+	if tab.NDTI || len(tab.Obs) != 1 || !math.IsNaN(float64(tab.Obs[0].NDTI)) || tab.Obs[0].NDVI != float32(0.2472) {
+		t.Fatalf("table %+v", tab)
+	}
+}
+
+// TestReadTableBadTable: a table that cannot be read at all is an error
+// naming what is missing.
+func TestReadTableBadTable(t *testing.T) {
+	for name, c := range map[string]struct{ in, want string }{
+		"empty":           {"", "empty file"},
+		"no point_id":     {"field_id,lon,lat,date,ndvi\n", "no column point_id"},
+		"no date or lat":  {"field_id,point_id,lon,ndvi\n", "no column lat, date"},
+		"no index":        {"field_id,point_id,lon,lat,date,red\n", "no NDVI"},
+		"one swir":        {"field_id,point_id,lon,lat,date,ndvi,swir16\n", "NDTI needs both swir16 and swir22"},
+		"twice":           {"field_id,point_id,lon,lat,date,ndvi,NDVI\n", "column ndvi appears twice"},
+		"not parquet":     {"PAR1 not really", "Parquet"},
+		"broken CSV head": {"field_id,\"point_id\n", "CSV header"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadTable([]byte(c.in), "obs.csv", TableOptions{})
+			if !errors.Is(err, ErrTable) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "obs.csv") {
+				t.Errorf("error %v, want ErrTable naming obs.csv and %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestReadTableBadRows: each bad value refuses its talhão with an error
+// naming the file, the row (CSV line) and the column; the good talhão A
+// goes on.
+func TestReadTableBadRows(t *testing.T) {
+	head := "field_id,point_id,lon,lat,date,collection,ndvi,ndti,red,nir,clear,crop\n"
+	for name, c := range map[string]struct{ row, want string }{
+		"ndvi not a number": {"X,1,-55,-12,2024-09-01,s2,abc,0.1,,,,", "obs.csv row 10 column ndvi (talhão X): \"abc\" is not a number"},
+		"ndvi over 1":       {"X,1,-55,-12,2024-09-01,s2,1.08,0.1,,,,", "row 10 column ndvi (talhão X): 1.08 outside −1..1"},
+		"ndti NaN":          {"X,1,-55,-12,2024-09-01,s2,0.5,NaN,,,,", "row 10 column ndti (talhão X): \"NaN\" is not a finite number"},
+		"a DN":              {"X,1,-55,-12,2024-09-01,s2,,,2543,3100,,", "row 10 column red (talhão X): 2543 outside -0.1..1.5: want a surface reflectance"},
+		"index vs bands":    {"X,1,-55,-12,2024-09-01,s2,0.9,,0.1,0.3,,", "row 10 column ndvi (talhão X): 0.9, but its bands give 0.5000"},
+		"no ndvi clear":     {"X,1,-55,-12,2024-09-01,s2,,0.1,,,true,", "row 10 column ndvi (talhão X): empty in a clear row"},
+		"bad date":          {"X,1,-55,-12,01/09/2024,s2,0.5,0.1,,,,", "row 10 column date (talhão X): \"01/09/2024\": want a date YYYY-MM-DD"},
+		"lon":               {"X,1,-255,-12,2024-09-01,s2,0.5,0.1,,,,", "row 10 column lon (talhão X): longitude -255 outside −180..180"},
+		"lat":               {"X,1,-55,x,2024-09-01,s2,0.5,0.1,,,,", "row 10 column lat (talhão X): \"x\" is not a number"},
+		"no point":          {"X,,-55,-12,2024-09-01,s2,0.5,0.1,,,,", "row 10 column point_id (talhão X): empty"},
+		"clear":             {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,maybe,", "row 10 column clear (talhão X): \"maybe\": want true or false"},
+		"crop":              {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,,arroz", "row 10 column crop (talhão X): \"arroz\": want soja or milho"},
+		"no collection":     {"X,1,-55,-12,2024-09-01,,0.5,0.1,,,,", "row 10 column collection (talhão X): no collection"},
+		"field count":       {"X,1,-55,-12,2024-09-01,s2,0.5", "row 10 (talhão X): 7 fields, the header has 12"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := head + strings.ReplaceAll(strings.ReplaceAll(goodRows, ",sentinel-2-l2a,", ",s2,"), "\n", ",,,,\n")
+			s += "X,0,-55,-12,2024-08-01,s2,0.3,0.1,,,,\n" + "X,0,-55,-12,2024-08-11,s2,0.3,0.1,,,,\n" +
+				"X,0,-55,-12,2024-08-21,s2,0.3,0.1,,,,\n" + "X,0,-55,-12,2024-08-31,s2,0.3,0.1,,,,\n" + c.row + "\n"
+			tab := readCSV(t, s, TableOptions{})
+			errs := tab.Refused["X"]
+			if len(tab.Grids) != 1 || tab.Grids[0].Field.ID != "A" || len(errs) != 1 {
+				t.Fatalf("grids %d, refused %v: want A kept and X refused with one error", len(tab.Grids), tab.Refused)
+			}
+			var te *TableError
+			if !errors.As(errs[0], &te) || !strings.Contains(errs[0].Error(), c.want) || !errors.Is(errs[0], ErrTable) {
+				t.Errorf("error %q, want a TableError containing %q", errs[0], c.want)
+			}
+			for _, o := range tab.Obs {
+				if o.FieldID == "X" {
+					t.Fatalf("an observation of the refused talhão was kept: %+v", o)
+				}
+			}
+		})
+	}
+}
+
+// TestReadTableInconsistent: a point that moves, a talhão with two crops,
+// a reading given twice are errors naming both rows; a CPF-shaped id is
+// refused without being echoed; rows without a talhão are counted.
+func TestReadTableInconsistent(t *testing.T) {
+	for name, c := range map[string]struct{ rows, refused, want string }{
+		"point moves": {"Y,1,-55,-12,2024-09-01,0.5,soja\nY,1,-55.1,-12,2024-09-11,0.5,soja\n", "Y",
+			"obs.csv row 3 column lon (talhão Y): point 1 at (-55.1, -12), but at (-55, -12) on row 2"},
+		"two crops": {"Y,1,-55,-12,2024-09-01,0.5,soja\nY,2,-55.1,-12,2024-09-11,0.5,milho\n", "Y",
+			"row 3 column crop (talhão Y): crop milho, but soja on row 2"},
+		"twice": {"Y,1,-55,-12,2024-09-01,0.5,soja\nY,1,-55,-12,2024-09-01,0.6,soja\n", "Y",
+			"row 3 (talhão Y): point 1, 2024-09-01, collection s2: already on row 2"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi,crop\n"+c.rows, TableOptions{Collection: "s2"})
+			errs := tab.Refused[c.refused]
+			if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) {
+				t.Errorf("refused %v, want %q", tab.Refused, c.want)
+			}
+		})
+	}
+	tab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi\n529.982.247-25,1,-55,-12,2024-09-01,0.5\n,1,-55,-12,2024-09-01,0.5\n", TableOptions{Collection: "s2"})
+	if tab.OrphanRows != 2 || len(tab.Orphans) != 2 || len(tab.Grids) != 0 {
+		t.Fatalf("orphans %d %v, grids %d", tab.OrphanRows, tab.Orphans, len(tab.Grids))
+	}
+	if msg := tab.Orphans[0].Error(); strings.Contains(msg, "529") || !strings.Contains(msg, "row 2 column field_id: written as a CPF or CNPJ") {
+		t.Errorf("CPF id error %q: want it named by row and column, never echoed", msg)
+	}
+	if msg := tab.Orphans[1].Error(); !strings.Contains(msg, "row 3 column field_id: empty") {
+		t.Errorf("empty id error %q", msg)
+	}
+}
+
+// TestReadTableManyErrors: a talhão keeps its first MaxTableErrors errors
+// and the count of the others.
+func TestReadTableManyErrors(t *testing.T) {
+	s := "field_id,point_id,lon,lat,date,ndvi\n" + strings.Repeat("Z,1,-55,-12,bad,0.5\n", 12)
+	errs := readCSV(t, s, TableOptions{Collection: "s2"}).Refused["Z"]
+	if len(errs) != MaxTableErrors+1 || !strings.Contains(errs[MaxTableErrors].Error(), "7 more bad row(s) of talhão Z") {
+		t.Errorf("errors %v", errs)
+	}
+}
+
+// parquetObs is an observation table as an analyst's Parquet file: a DATE
+// column and FLOAT indices, nullable.
+type parquetObs struct {
+	FieldID string    `parquet:"field_id"`
+	PointID int64     `parquet:"point_id"`
+	Lon     float64   `parquet:"lon"`
+	Lat     float64   `parquet:"lat"`
+	Date    zarc.Date `parquet:"date,date"`
+	Taken   time.Time `parquet:"taken,timestamp(millisecond)"` // not an observation column: ignored
+	NDVI    *float32  `parquet:"ndvi,optional"`
+	NDTI    *float32  `parquet:"ndti,optional"`
+	Clear   bool      `parquet:"clear"`
+}
+
+// TestReadTableParquet: the same readings as Parquet give the same table as
+// the CSV (DATE, int64 ids, float32 values, nulls, booleans); a timestamp
+// column is read as its UTC day.
+func TestReadTableParquet(t *testing.T) {
+	v := func(f float32) *float32 { return &f }
+	rows := []parquetObs{
+		{"A", 1, -55.6, -11.8, zarc.DateOf(time.Date(2024, 9, 1, 0, 0, 0, 0, time.UTC)), time.Date(2024, 9, 1, 13, 40, 0, 0, time.UTC), v(0.21), v(0.15), true},
+		{"A", 1, -55.6, -11.8, zarc.DateOf(time.Date(2024, 9, 11, 0, 0, 0, 0, time.UTC)), time.Date(2024, 9, 11, 13, 40, 0, 0, time.UTC), nil, nil, false},
+	}
+	var buf bytes.Buffer
+	if err := parquet.Write(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	tab, err := ReadTable(buf.Bytes(), "obs.parquet", TableOptions{Collection: "s2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvTab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi,ndti,clear\nA,1,-55.6,-11.8,2024-09-01,0.21,0.15,true\nA,1,-55.6,-11.8,2024-09-11,,,false\n", TableOptions{Collection: "s2"})
+	if len(tab.Obs) != 2 || len(tab.Refused) != 0 {
+		t.Fatalf("parquet table %+v", tab)
+	}
+	for i := range tab.Obs {
+		a, b := tab.Obs[i], csvTab.Obs[i]
+		if a.CellID != b.CellID || !a.Date.Equal(b.Date) || a.Mask != b.Mask || !sameF32(a.NDVI, b.NDVI) || !sameF32(a.NDTI, b.NDTI) {
+			t.Errorf("reading %d: parquet %+v, csv %+v", i, a, b)
+		}
+	}
+	// A timestamp date column (an Earth Engine export) is read as its UTC day.
+	type stamped struct {
+		FieldID string    `parquet:"field_id"`
+		PointID string    `parquet:"point_id"`
+		Lon     float64   `parquet:"lon"`
+		Lat     float64   `parquet:"lat"`
+		Date    time.Time `parquet:"date,timestamp(millisecond)"`
+		NDVI    float64   `parquet:"ndvi"`
+	}
+	buf.Reset()
+	if err := parquet.Write(&buf, []stamped{{"A", "1", -55, -12, rows[0].Taken, 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	tab, err = ReadTable(buf.Bytes(), "obs.parquet", TableOptions{Collection: "s2"})
+	if err != nil || len(tab.Obs) != 1 || tab.Obs[0].Date.Format(time.DateOnly) != "2024-09-01" || tab.Obs[0].NDVI != 0.5 {
+		t.Errorf("timestamp table %+v, %v: want one reading dated 2024-09-01", tab, err)
+	}
+}
+
+func sameF32(a, b float32) bool { return a == b || (a != a && b != b) }
+
+// FuzzReadTable: whatever the bytes, ReadTable does not panic, its errors
+// are ErrTable, and every observation it keeps has finite indices in
+// −1..1 or none (NaN), a talhão and a point.
+func FuzzReadTable(f *testing.F) {
+	f.Add([]byte(goodHead + goodRows))
+	f.Add([]byte("field_id;point_id;lon;lat;date;red;nir;swir16;swir22;clear;crop\nB;1;-55,6;-11,8;2024-09-01T13:45:00Z;0,1;0,3;0,3;0,2;;milho\n"))
+	f.Add([]byte("field_id,point_id,lon,lat,date,ndvi,mask_reason\nA,1,-55,-12,2024-09-01,0.5,ndti:nodata\nA,1,-55,-12,2024-09-02,,cloud\n"))
+	f.Add([]byte("PAR1"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tab, err := ReadTable(b, "fuzz.csv", TableOptions{Collection: "s2"})
+		if err != nil {
+			if !errors.Is(err, ErrTable) {
+				t.Fatalf("error %v is not ErrTable", err)
+			}
+			return
+		}
+		for _, o := range tab.Obs {
+			for _, v := range []float32{o.NDVI, o.NDTI} {
+				if !(v != v || (v >= -1 && v <= 1)) {
+					t.Fatalf("index %v outside −1..1: %+v", v, o)
+				}
+			}
+			if o.FieldID == "" || o.CellID == "" {
+				t.Fatalf("observation without talhão or point: %+v", o)
+			}
+		}
+		for _, errs := range tab.Refused {
+			for _, e := range errs {
+				if !errors.Is(e, ErrTable) {
+					t.Fatalf("row error %v is not ErrTable", e)
+				}
+			}
+		}
+	})
+}
