@@ -288,15 +288,16 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 
 // readingFractions unmixes each reading of the talhão's cells (as passed
 // to coverage.Assess) into green-canopy, straw and bare-soil fractions
-// (0..1, NaN when the reading cannot be unmixed). It is the one call to
-// coverage's per-reading unmixing.
+// (0..1, NaN when the reading cannot be unmixed) with the talhão's
+// calibrated endmembers, the ones its straw cover is read with. It is the
+// one call to coverage's per-reading unmixing.
 func readingFractions(ccells [][]coverage.Obs, p coverage.Params) [][][3]float64 {
-	out := make([][][3]float64, len(ccells))
-	for i, cell := range ccells {
+	fr := coverage.UnmixReadings(ccells, p)
+	out := make([][][3]float64, len(fr))
+	for i, cell := range fr {
 		out[i] = make([][3]float64, len(cell))
-		for j, o := range cell {
-			g, st, b := p.Fractions(o.NDVI, o.NDTI)
-			out[i][j] = [3]float64{g, st, b}
+		for j, f := range cell {
+			out[i][j] = [3]float64{f.Green, f.Straw, f.Soil}
 		}
 	}
 	return out
