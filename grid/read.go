@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/storage"
@@ -66,7 +67,8 @@ func (e *FieldError) Unwrap() error { return e.Err }
 //
 // Properties read: the id (ReadOptions.IDField), crop ("soja" or "milho",
 // default soja), cpfProdutor, cnpjPropriedade, plantioContorno and
-// terraceamento (0/1 or booleans). A feature with a bad property, a
+// terraceamento (0/1 or booleans), chaveClassificacaoNM (the SINM key; a
+// string or integer, no control characters or spaces). A feature with a bad property, a
 // geometry other than Polygon/MultiPolygon, or no id gives a *FieldError
 // and is left out; every occurrence of an id used more than once is left
 // out too. Geometry checks beyond the type are Validate's. A source that
@@ -426,7 +428,7 @@ func dbfName(name string) string {
 func setProps(f *Field, p map[string]any) error {
 	// Shapefiles truncate field names to 10 characters
 	// (plantioContorno → plantioCon): accept the short form too.
-	for _, name := range []string{"cpfProdutor", "cnpjPropriedade", "plantioContorno", "terraceamento"} {
+	for _, name := range []string{"cpfProdutor", "cnpjPropriedade", "plantioContorno", "terraceamento", "chaveClassificacaoNM"} {
 		if _, ok := p[name]; !ok {
 			if v, ok := p[dbfName(name)]; ok {
 				p[name] = v
@@ -461,7 +463,34 @@ func setProps(f *Field, p map[string]any) error {
 	if f.Terraceamento, err = flagProp(p, "terraceamento"); err != nil {
 		return err
 	}
-	return nil
+	f.ChaveClassificacaoNM, err = keyProp(p, "chaveClassificacaoNM")
+	return err
+}
+
+// keyProp reads the SINM classification key: a string (trimmed) or an
+// integer. It goes into a URL path and a CSV, so a key holding spaces or
+// control characters is refused. Errors never repeat the key.
+func keyProp(p map[string]any, name string) (string, error) {
+	var s string
+	switch t := p[name].(type) {
+	case nil:
+		return "", nil
+	case string:
+		s = strings.TrimSpace(t)
+	case json.Number:
+		if _, err := t.Int64(); err != nil {
+			return "", fmt.Errorf("%s: a number that is not an integer; write the key as a string", name)
+		}
+		s = t.String()
+	default:
+		return "", fmt.Errorf("%s: want a string", name)
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return "", fmt.Errorf("%s: holds spaces or control characters (the key is not repeated here); a SINM key is one word", name)
+		}
+	}
+	return s, nil
 }
 
 func isEmpty(v any) bool { s, ok := v.(string); return ok && strings.TrimSpace(s) == "" }

@@ -199,6 +199,46 @@ func TestReadDocuments(t *testing.T) {
 	}
 }
 
+// The SINM key of a talhão (issue 18) is read from chaveClassificacaoNM
+// (or its Shapefile form chaveClass): a string or an integer; a key with
+// spaces or control characters fails its talhão without being echoed.
+func TestReadClassificationKey(t *testing.T) {
+	sq := `{"type":"Polygon","coordinates":[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.79],[-55.6,-11.8]]]}`
+	feat := func(props string) string {
+		return `{"type":"Feature","properties":` + props + `,"geometry":` + sq + `}`
+	}
+	fc := `{"type":"FeatureCollection","features":[` + strings.Join([]string{
+		feat(`{"id":"A","chaveClassificacaoNM":" 7c1e-key-A "}`),
+		feat(`{"id":"B","chaveClass":"key-B"}`),
+		feat(`{"id":"C","chaveClassificacaoNM":123456}`),
+		feat(`{"id":"D"}`),
+		feat(`{"id":"E","chaveClassificacaoNM":"key E\u001b[2J"}`),
+		feat(`{"id":"F","chaveClassificacaoNM":1.5}`),
+		feat(`{"id":"G","chaveClassificacaoNM":{"k":1}}`),
+	}, ",") + `]}`
+	path := filepath.Join(t.TempDir(), "t.geojson")
+	if err := os.WriteFile(path, []byte(fc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs, errs := Read(context.Background(), path, ReadOptions{})
+	got := map[string]string{}
+	for _, f := range fs {
+		got[f.ID] = f.ChaveClassificacaoNM
+	}
+	want := map[string]string{"A": "7c1e-key-A", "B": "key-B", "C": "123456", "D": ""}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("keys = %v, want %v", got, want)
+	}
+	if len(errs) != 3 {
+		t.Fatalf("errors %v, want E, F and G", errs)
+	}
+	for _, e := range errs {
+		if !strings.Contains(e.Error(), "chaveClassificacaoNM") || strings.Contains(e.Error(), "key E") {
+			t.Errorf("%v: want the property named and the key not repeated", e)
+		}
+	}
+}
+
 func TestReadSourceErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.geojson")

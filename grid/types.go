@@ -19,6 +19,11 @@ type Field struct {
 	CNPJPropriedade string
 	PlantioContorno *int // declared contour planting, 0 or 1
 	Terraceamento   *int // declared terracing, 0 or 1
+
+	// ChaveClassificacaoNM is the talhão's SINM classification key, from
+	// its registration (POST /api/v1/glebas); "" when absent. A key is a
+	// capability (whoever holds it reads the result): never log it.
+	ChaveClassificacaoNM string
 }
 
 // Cell is one quadrícula of a talhão (IN 6.2 I–II). Its centre is the

@@ -61,7 +61,7 @@ func rewriteFields(t *testing.T, dir, dst, drop, broken, from string, add []stri
 			f["geometry"] = bowtie
 		case from:
 			for _, a := range add {
-				out = append(out, map[string]any{"type": "Feature", "properties": map[string]any{"id": a, "crop": "soja"}, "geometry": f["geometry"]})
+				out = append(out, map[string]any{"type": "Feature", "properties": map[string]any{"id": a, "crop": "soja", "plantioContorno": 0, "terraceamento": 0}, "geometry": f["geometry"]})
 			}
 		}
 		out = append(out, f)

@@ -534,7 +534,7 @@ func (s *stage) payload(g grid.Grid, out fieldOut) ([]byte, error) {
 	p, err := sinm.BuildPayload(sinm.PayloadInput{
 		Field: g.Field, Indicator: out.Indicator, Cells: out.Cells, Observations: out.Obs,
 		Events: out.Events, Seasons: out.Seasons, Cycles: out.Cycles,
-		CNPJEmpresaSensoriamento: s.in.cfg.OperatorCNPJ,
+		CNPJEmpresaSensoriamento: s.in.cfg.OperatorCNPJ, UndeclaredPracticesAsZero: s.in.cfg.UndeclaredPracticesAsZero,
 	}, s.in.cfg.Codes)
 	if err != nil {
 		return nil, err
@@ -553,7 +553,7 @@ func (s *stage) payload(g grid.Grid, out fieldOut) ([]byte, error) {
 // manifest, lock, payloads and staging); other shards' and a user's files
 // are left alone.
 func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
-	targets := map[string]bool{manifestName(sh): true, lockName(sh): true}
+	targets := map[string]bool{manifestName(sh): true, lockName(sh): true, keysName(sh): true}
 	for _, name := range datasets {
 		targets[export.PartName(name, sh.Index, max(sh.Count, 1))] = true
 	}

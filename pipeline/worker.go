@@ -70,6 +70,10 @@ type Config struct {
 	// out. An invalid one fails Run before any work, and Run never writes it
 	// into a message: it is company data.
 	OperatorCNPJ string
+	// UndeclaredPracticesAsZero sends plantioContorno/terraceamento 0 for a
+	// talhão that does not declare them (--undeclared-practices-as-zero);
+	// by default such a talhão's payload is held back (sinm.ErrUndeclared).
+	UndeclaredPracticesAsZero bool
 
 	Grid            grid.Options
 	AllowHrefPrefix []string                   // asset hrefs must start with one of these (when given)
@@ -195,6 +199,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	defer lk.release()
 	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
 	owned, err := r.open(ctx)
+	r.keys, r.keysOut = keysFile(cfg.Shard, owned)
 	if r.in != nil && r.in.dem != nil {
 		defer r.in.dem.Close()
 	}
@@ -233,6 +238,10 @@ type run struct {
 	// frozen is the ItemCollection of a STAC API search's items
 	// (catalog/items.json), nil for a static catalog.
 	frozen []byte
+	// keys is the shard's file of SINM keys (keysFile), nil when no talhão
+	// declares one; keysOut its record.
+	keys    []byte
+	keysOut export.Output
 }
 
 // logf writes a message to Progress and Log, when set.
@@ -543,6 +552,10 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	if r.prev != nil {
 		prevOuts = r.prev.Outputs
 	}
+	npayloads := len(payloads)
+	if r.keys != nil {
+		payloads = append(payloads, r.keysOut)
+	}
 	m.Outputs = outputsUnion(payloads, prevOuts)
 	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
@@ -563,6 +576,9 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	if err != nil {
 		return sum, err
 	}
+	if err := r.publishKeys(ctx); err != nil {
+		return sum, err
+	}
 	m.Outputs = append(append(parts, payloads...), frozen...)
 	for _, p := range removeStale(ctx, r.cfg.Out, prevOuts, m.Outputs) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("removed %s: an earlier run wrote it and this run does not", p))
@@ -578,7 +594,7 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	}
 	st.cleanup(ctx, nb)
 	sum.Total, sum.OK, sum.Partial, sum.Failed = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed
-	sum.Manifest, sum.RunID, sum.Payloads, sum.Failures = r.manifestLoc, m.RunID, len(payloads), firstFailures(m.Failures)
+	sum.Manifest, sum.RunID, sum.Payloads, sum.Failures = r.manifestLoc, m.RunID, npayloads, firstFailures(m.Failures)
 	r.tr.p.Phase = "done"
 	r.tr.p.OK, r.tr.p.Partial, r.tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
 	r.progress()
@@ -630,6 +646,9 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	}
 	if cfg.OperatorCNPJ != "" { // only when set: hashes of runs without it stay the same
 		fmt.Fprintf(&b, "operator-cnpj=%s\n", cfg.OperatorCNPJ)
+	}
+	if cfg.UndeclaredPracticesAsZero { // likewise
+		b.WriteString("undeclared-practices-as-zero\n")
 	}
 	p, _ := json.Marshal(struct {
 		Version, Season, AgriYearStart, From, AsOf, Codes, Shard string

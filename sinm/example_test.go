@@ -31,7 +31,7 @@ func ExampleBuildPayload() {
 	ndvi, ndti := float32(0.19874), float32(0.06105)
 	day := zarc.DateOf(time.Date(2025, 9, 22, 0, 0, 0, 0, time.UTC))
 	in := sinm.PayloadInput{
-		Field:     grid.Field{ID: "MT-SIN-001"},
+		Field:     grid.Field{ID: "MT-SIN-001", PlantioContorno: new(1), Terraceamento: new(0)},
 		Indicator: export.IndicatorRow{FieldID: "MT-SIN-001", PeriodStart: &start, PeriodEnd: &end, SlopeMeanPct: &slope},
 		Cells:     []export.CellRow{{FieldID: "MT-SIN-001", CellID: "r000c000", CentreLon: -51.93451234, CentreLat: -24.10437712}},
 		Observations: []export.ObsRow{{FieldID: "MT-SIN-001", CellID: "r000c000", Date: day,
@@ -48,7 +48,7 @@ func ExampleBuildPayload() {
 	sinm.WritePayload(&buf, p)
 	fmt.Println(sinm.ValidatePayload(&buf) == nil)
 	// Output:
-	// {"dataInicial":"2023-07-01","dataFinal":"2026-06-30","declividadeMedia":4,"codigoSateliteDeclividadeMedia":"S09","indices":[{"codigoSatelite":"S01","longitude":-51.934512,"latitude":-24.104377,"data":"2025-09-22","ndvi":0.1987,"ndti":0.0611}],"interpretacoesCoberturaSolo":[],"interpretacoesCultura":[],"interpretacoesManejo":[{"data":"2025-09-22","operacao":"Revolvimento do solo","tipoOperacao":"GRADAGEM"}]}
+	// {"dataInicial":"2023-07-01","dataFinal":"2026-06-30","declividadeMedia":4,"codigoSateliteDeclividadeMedia":"S09","plantioContorno":1,"terraceamento":0,"indices":[{"codigoSatelite":"S01","longitude":-51.934512,"latitude":-24.104377,"data":"2025-09-22","ndvi":0.1987,"ndti":0.0611}],"interpretacoesCoberturaSolo":[],"interpretacoesCultura":[],"interpretacoesManejo":[{"data":"2025-09-22","operacao":"Revolvimento do solo","tipoOperacao":"GRADAGEM"}]}
 	// true
 }
 
@@ -59,6 +59,7 @@ func ExampleValidatePayload() {
 		fmt.Println(v.Path)
 	}
 	// Output:
+	// $
 	// $.declividadeMedia
 	// $.indices[0].codigoSatelite
 }

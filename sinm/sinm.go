@@ -22,16 +22,18 @@ import (
 // (MonitoramentoSateliteInput, shared/sinm/monitoramento-satelite.schema.json),
 // POSTed to /api/v1/sensoriamentos-remotos/{chaveClassificacaoNM}. Field
 // names and JSON types follow the schema exactly; optional scalars are
-// omitted when absent. The four arrays are always written (possibly empty):
-// an empty interpretacoesManejo says "no soil revolving seen", which is data.
+// omitted when absent. plantioContorno and terraceamento are always written,
+// as the current integrator client sends them, and so are the four arrays
+// (possibly empty): an empty interpretacoesManejo says "no soil revolving
+// seen", which is data.
 type Payload struct {
 	DataInicial                    string `json:"dataInicial"`      // first day of the monitored period, YYYY-MM-DD
 	DataFinal                      string `json:"dataFinal"`        // last day of the monitored period
 	DeclividadeMedia               int    `json:"declividadeMedia"` // mean slope, integer percent 0–100
 	CodigoSateliteDeclividadeMedia string `json:"codigoSateliteDeclividadeMedia"`
-	PlantioContorno                *int   `json:"plantioContorno,omitempty"` // declared 0/1, passed through
+	PlantioContorno                int    `json:"plantioContorno"` // declared 0/1 (see BuildPayload)
 	CodigoSatelitePlantioContorno  string `json:"codigoSatelitePlantioContorno,omitempty"`
-	Terraceamento                  *int   `json:"terraceamento,omitempty"` // declared 0/1, passed through
+	Terraceamento                  int    `json:"terraceamento"` // declared 0/1 (see BuildPayload)
 	CodigoSateliteTerraceamento    string `json:"codigoSateliteTerraceamento,omitempty"`
 
 	Indices                     []Indice        `json:"indices"`
@@ -95,6 +97,11 @@ type PayloadInput struct {
 	// data (configuration, not a talhão property), with or without
 	// punctuation; "" leaves it out, an invalid CNPJ fails BuildPayload.
 	CNPJEmpresaSensoriamento string
+	// UndeclaredPracticesAsZero sends 0 ("not practised") for a
+	// plantioContorno or terraceamento the talhão does not declare, instead
+	// of failing with ErrUndeclared. Only an explicit operator choice sets
+	// it (manejo run --undeclared-practices-as-zero).
+	UndeclaredPracticesAsZero bool
 }
 
 // Errors of BuildPayload.
@@ -105,20 +112,32 @@ var (
 	ErrBadValue  = errors.New("sinm: value outside the SINM range")
 	// ErrOutsidePeriod reports a dated fact outside dataInicial..dataFinal.
 	ErrOutsidePeriod = errors.New("sinm: date outside the monitored period")
+	// ErrUndeclared reports a talhão that declares no plantioContorno or
+	// terraceamento: SINM needs both and manejo does not detect them, so
+	// the payload is held back (PayloadInput.UndeclaredPracticesAsZero
+	// sends 0 instead).
+	ErrUndeclared = errors.New("sinm: conservation practice not declared")
 )
 
 // BuildPayload builds the SINM payload of one talhão:
 //   - dataInicial/dataFinal from Indicator.PeriodStart/PeriodEnd;
 //   - declividadeMedia from Indicator.DeclividadeMedia (else the rounded
 //     SlopeMeanPct), coded with codes["dem"];
-//   - plantioContorno/terraceamento only when declared on the talhão (manejo
-//     does not detect them; contour_required stays in indicators.parquet);
+//   - plantioContorno/terraceamento as declared on the talhão (manejo does
+//     not detect them; contour_required stays in indicators.parquet): an
+//     undeclared one fails with ErrUndeclared, or is sent as 0 when
+//     UndeclaredPracticesAsZero is set;
 //   - indices: every clear observation (no mask reason, NDVI and NDTI
 //     present) at its cell centre, coded by its collection, sorted by cell,
 //     date and collection;
 //   - interpretacoesManejo from Events, interpretacoesCoberturaSolo from the
 //     Seasons with a cover (dated CoverDate, else SowingDate),
-//     interpretacoesCultura from Cycles ("Cultivo de Nª safra");
+//     interpretacoesCultura from Cycles ("Cultivo de Nª safra"), with the
+//     dates a farmer knows: dataInicio the season's sowing (declared or
+//     detected, Seasons.SowingDate) for the 1ª safra, the green-up
+//     (start_date) for the others, whose sowing manejo does not date;
+//     dataFim the end of the cycle (end_date: NDVI back down near its
+//     base, the harvest or desiccation);
 //   - the talhão's CPF/CNPJ only when they are valid (CheckIdentifiers says
 //     which are not); cnpjEmpresaSensoriamento when configured.
 //
@@ -147,7 +166,7 @@ func build(id string, in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	if p.DeclividadeMedia, p.CodigoSateliteDeclividadeMedia, err = slopeOf(in.Indicator, codes); err != nil {
 		return Payload{}, err
 	}
-	if p.PlantioContorno, p.Terraceamento, err = declaredFlags(in.Field); err != nil {
+	if p.PlantioContorno, p.Terraceamento, err = declaredFlags(in.Field, in.UndeclaredPracticesAsZero); err != nil {
 		return Payload{}, err
 	}
 	if p.Indices, err = buildIndices(id, in, codes); err != nil {
@@ -165,7 +184,7 @@ func build(id string, in PayloadInput, codes SatelliteCodes) (Payload, error) {
 	if p.InterpretacoesCoberturaSolo, err = coberturas(id, in.Seasons, per); err != nil {
 		return Payload{}, err
 	}
-	if p.InterpretacoesCultura, err = culturas(id, in.Cycles, per); err != nil {
+	if p.InterpretacoesCultura, err = culturas(id, in.Cycles, in.Seasons, per); err != nil {
 		return Payload{}, err
 	}
 	p.CPFProdutor, _ = NormalizeCPF(in.Field.CPFProdutor)
@@ -222,20 +241,24 @@ func slopeOf(ind export.IndicatorRow, codes SatelliteCodes) (int, string, error)
 }
 
 // declaredFlags passes the talhão's declared plantioContorno and
-// terraceamento through, each nil when not declared and 0 or 1 otherwise.
-func declaredFlags(f grid.Field) (contorno, terraco *int, err error) {
+// terraceamento through (0 or 1). An undeclared one is ErrUndeclared, or 0
+// when asZero.
+func declaredFlags(f grid.Field, asZero bool) (contorno, terraco int, err error) {
 	for _, x := range []struct {
 		name string
 		v    *int
-		dst  **int
+		dst  *int
 	}{{"plantioContorno", f.PlantioContorno, &contorno}, {"terraceamento", f.Terraceamento, &terraco}} {
-		if x.v == nil {
-			continue
+		switch {
+		case x.v == nil && asZero:
+			*x.dst = 0
+		case x.v == nil:
+			return 0, 0, fmt.Errorf("%w: %s (0 or 1) is not a property of the talhão and SINM requires it; payload held back: declare it in the talhões file, or send 0 with --undeclared-practices-as-zero", ErrUndeclared, x.name)
+		case *x.v != 0 && *x.v != 1:
+			return 0, 0, fmt.Errorf("%w: %s %d is not 0 or 1", ErrBadValue, x.name, *x.v)
+		default:
+			*x.dst = *x.v
 		}
-		if *x.v != 0 && *x.v != 1 {
-			return nil, nil, fmt.Errorf("%w: %s %d is not 0 or 1", ErrBadValue, x.name, *x.v)
-		}
-		*x.dst = new(*x.v)
 	}
 	return contorno, terraco, nil
 }
@@ -288,8 +311,16 @@ func coberturas(id string, seasons []export.SeasonRow, per period) ([]CoberturaS
 	return out, nil
 }
 
-// culturas turns the crop cycles of talhão id into interpretacoesCultura.
-func culturas(id string, cycles []export.CycleRow, per period) ([]Cultura, error) {
+// culturas turns the crop cycles of talhão id into interpretacoesCultura:
+// dataInicio the sowing of the season (declared or detected) for the 1ª
+// safra, else the cycle's start (green-up); dataFim the cycle's end.
+func culturas(id string, cycles []export.CycleRow, seasons []export.SeasonRow, per period) ([]Cultura, error) {
+	sowing := map[string]zarc.Date{}
+	for _, s := range seasons {
+		if s.FieldID == id && s.SowingDate != nil {
+			sowing[s.Season] = *s.SowingDate
+		}
+	}
 	out := []Cultura{}
 	for _, c := range export.Sorted(cycles) {
 		// Cycle 0 is a cycle SINM's vocabulary has no label for (a cover
@@ -303,13 +334,17 @@ func culturas(id string, cycles []export.CycleRow, per period) ([]Cultura, error
 		if err != nil {
 			return nil, fmt.Errorf("season %s: %w", c.Season, err)
 		}
-		if err := per.check(fmt.Sprintf("season %s cycle %d start", c.Season, c.Cycle), c.StartDate); err != nil {
+		start := c.StartDate
+		if d, ok := sowing[c.Season]; ok && c.Cycle == 1 {
+			start = d
+		}
+		if err := per.check(fmt.Sprintf("season %s cycle %d start", c.Season, c.Cycle), start); err != nil {
 			return nil, err
 		}
-		if c.EndDate < c.StartDate {
-			return nil, fmt.Errorf("season %s cycle %d: %w: ends %s before it starts %s", c.Season, c.Cycle, ErrBadValue, c.EndDate, c.StartDate)
+		if c.EndDate < start {
+			return nil, fmt.Errorf("season %s cycle %d: %w: ends %s before it starts %s", c.Season, c.Cycle, ErrBadValue, c.EndDate, start)
 		}
-		out = append(out, Cultura{TipoCultivo: label, DataInicio: c.StartDate.String(), DataFim: c.EndDate.String()})
+		out = append(out, Cultura{TipoCultivo: label, DataInicio: start.String(), DataFim: c.EndDate.String()})
 	}
 	return out, nil
 }

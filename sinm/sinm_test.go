@@ -21,27 +21,58 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden payload (testdata/payload/expected.json)")
 
 // exampleJSON is a copy of the team library's sinm/example.json (provenance
-// in testdata/README.md).
-var exampleJSON = filepath.Join("testdata", "example.json")
+// in testdata/README.md); completeJSON is that example with what the
+// current client always sends added (terraceamento, the operator's CNPJ).
+var (
+	exampleJSON  = filepath.Join("testdata", "example.json")
+	completeJSON = filepath.Join("testdata", "example-complete.json")
+)
 
-// schemaSHA256 is the sha256 of the team library's
-// sinm/monitoramento-satelite.schema.json when it was copied here: the
-// embedded schema must stay that file, byte for byte.
-const schemaSHA256 = "74cc0bfc6b1e7f3d83cce4691de471518bd859c2c1a6f0e197dd8dc7b9fb2c99"
+// schemaSHA256 is the sha256 of the project's schema: the team library's
+// sinm/monitoramento-satelite.schema.json (sha256 74cc0bfc…2c99) with
+// plantioContorno, terraceamento and the three interpretacoes* lists made
+// required (issue 18 item 4; testdata/README.md). A change to the schema
+// is a change of this line, reviewed.
+const schemaSHA256 = "cb64f4e7c315fcafe51b6302181bb65269241d65c58c197bb0e12f57c817b1fd"
 
 func TestEmbeddedSchemaIsRecordedCopy(t *testing.T) {
 	if got := fmt.Sprintf("%x", sha256.Sum256(PayloadSchema)); got != schemaSHA256 {
-		t.Errorf("embedded monitoramento-satelite.schema.json has sha256 %s, want %s (the copy of the SINM schema)", got, schemaSHA256)
+		t.Errorf("embedded monitoramento-satelite.schema.json has sha256 %s, want %s (the project's schema)", got, schemaSHA256)
+	}
+	var s struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(PayloadSchema, &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"plantioContorno", "terraceamento", "indices", "interpretacoesCoberturaSolo", "interpretacoesCultura", "interpretacoesManejo"} {
+		if !slices.Contains(s.Required, f) {
+			t.Errorf("schema does not require %s", f)
+		}
 	}
 }
 
-func TestSharedExampleValidates(t *testing.T) {
+// The team library's example was written against the earlier schema: it
+// lacks terraceamento, which the current client always sends, and the
+// project's schema says so, and only that.
+func TestSharedExampleLacksTerraceamento(t *testing.T) {
 	b, err := os.ReadFile(exampleJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
+	v := ValidatePayload(bytes.NewReader(b))
+	if len(v) != 1 || v[0].Path != "$" || !strings.Contains(v[0].Message, "terraceamento") {
+		t.Errorf("shared example.json: %v, want one violation: terraceamento missing", v)
+	}
+}
+
+func TestCompleteExampleValidates(t *testing.T) {
+	b, err := os.ReadFile(completeJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if v := ValidatePayload(bytes.NewReader(b)); v != nil {
-		t.Errorf("shared example.json: %v", v)
+		t.Errorf("example-complete.json: %v", v)
 	}
 	// Our struct reads and writes it without loss: same JSON value.
 	var p Payload
@@ -57,9 +88,8 @@ func TestSharedExampleValidates(t *testing.T) {
 	var a, c any
 	json.Unmarshal(b, &a)
 	json.Unmarshal(buf.Bytes(), &c)
-	// The example omits terraceamento etc.; the four arrays are present in both.
 	if !jsonEqual(a, c) {
-		t.Errorf("Payload round trip of example.json changed it:\n%s", buf.String())
+		t.Errorf("Payload round trip of example-complete.json changed it:\n%s", buf.String())
 	}
 }
 
@@ -105,8 +135,11 @@ func TestBuildPayloadGolden(t *testing.T) {
 	if p.DataInicial != "2023-07-01" || p.DataFinal != "2026-06-30" || p.DeclividadeMedia != 4 || p.CodigoSateliteDeclividadeMedia != "S09" {
 		t.Errorf("period/slope = %s %s %d %s", p.DataInicial, p.DataFinal, p.DeclividadeMedia, p.CodigoSateliteDeclividadeMedia)
 	}
-	if *p.PlantioContorno != 1 || *p.Terraceamento != 0 || p.CodigoSatelitePlantioContorno != "" {
-		t.Errorf("declared flags = %v %v %q", *p.PlantioContorno, *p.Terraceamento, p.CodigoSatelitePlantioContorno)
+	if p.PlantioContorno != 1 || p.Terraceamento != 0 || p.CodigoSatelitePlantioContorno != "" {
+		t.Errorf("declared flags = %v %v %q", p.PlantioContorno, p.Terraceamento, p.CodigoSatelitePlantioContorno)
+	}
+	if !strings.Contains(buf.String(), `"plantioContorno":1,`) || !strings.Contains(buf.String(), `"terraceamento":0,`) {
+		t.Errorf("declared flags not both written: %s", buf.String())
 	}
 	// 4 clear observations of MT-SIN-002 (the masked Landsat one is left out),
 	// sorted by cell, date, collection.
@@ -155,11 +188,19 @@ func TestBuildPayloadOtherTalhao(t *testing.T) {
 		t.Fatalf("BuildPayload without slope = %v, want ErrNoSlope naming the talhão", err)
 	}
 	in.Indicator.SlopeMeanPct = new(2.49)
+	// MT-SIN-001 declares neither practice: held back, saying which and how
+	// to send it anyway.
+	_, err := BuildPayload(in, testCodes)
+	if !errors.Is(err, ErrUndeclared) || !strings.Contains(err.Error(), "MT-SIN-001") || !strings.Contains(err.Error(), "plantioContorno") ||
+		!strings.Contains(err.Error(), "--undeclared-practices-as-zero") {
+		t.Fatalf("BuildPayload without declarations = %v, want ErrUndeclared naming the talhão, the property and the flag", err)
+	}
+	in.UndeclaredPracticesAsZero = true
 	p, err := BuildPayload(in, testCodes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.DeclividadeMedia != 2 || len(p.Indices) != 1 || p.CPFProdutor != "" || p.PlantioContorno != nil {
+	if p.DeclividadeMedia != 2 || len(p.Indices) != 1 || p.CPFProdutor != "" || p.PlantioContorno != 0 || p.Terraceamento != 0 {
 		t.Errorf("payload = %+v", p)
 	}
 	if notes := CheckIdentifiers(in.Field); len(notes) != 1 || strings.Contains(notes[0], "123") {
@@ -169,6 +210,9 @@ func TestBuildPayloadOtherTalhao(t *testing.T) {
 	WritePayload(&buf, p)
 	if strings.Contains(buf.String(), "cpfProdutor") {
 		t.Error("invalid CPF written")
+	}
+	if !strings.Contains(buf.String(), `"plantioContorno":0,`) || !strings.Contains(buf.String(), `"terraceamento":0,`) {
+		t.Errorf("undeclared practices sent as 0 should be written: %s", buf.String())
 	}
 	if !strings.Contains(buf.String(), `"interpretacoesManejo":[]`) {
 		t.Errorf("no events should be an empty array: %s", buf.String())
@@ -195,6 +239,29 @@ func TestBuildPayloadSkipsUnlabelledCycles(t *testing.T) {
 	}
 	if len(got.InterpretacoesCultura) != len(want.InterpretacoesCultura) {
 		t.Errorf("interpretacoesCultura = %+v, want the %d labelled cycles only", got.InterpretacoesCultura, len(want.InterpretacoesCultura))
+	}
+}
+
+// interpretacoesCultura carries the dates a farmer knows (issue 18 item 4):
+// the 1ª safra starts at the season's sowing, declared or detected, not at
+// the green-up some 26 days later; the 2ª safra, whose sowing manejo does
+// not date, at its green-up; both end at the cycle's end.
+func TestCulturaDatesAreSowingAndHarvest(t *testing.T) {
+	fx := exporttest.New(t)
+	for _, source := range []string{"declared", "detected"} {
+		in := payloadInput(fx, "MT-SIN-002")
+		in.Seasons = append(slices.Clone(in.Seasons), export.SeasonRow{FieldID: "MT-SIN-002", Season: "2025/26", Crop: "milho",
+			SowingDate: exporttest.DayPtr("2025-09-23"), SowingSource: new(source)})
+		// Another talhão's sowing of the same season must not leak in.
+		in.Seasons = append(in.Seasons, export.SeasonRow{FieldID: "MT-SIN-001", Season: "2025/26", SowingDate: exporttest.DayPtr("2025-09-01")})
+		p, err := BuildPayload(in, testCodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Cultura{{"Cultivo de 1ª safra", "2025-09-23", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-02-20", "2026-06-15"}}
+		if !slices.Equal(p.InterpretacoesCultura, want) {
+			t.Errorf("%s sowing: cultura = %+v, want %+v", source, p.InterpretacoesCultura, want)
+		}
 	}
 }
 
@@ -229,6 +296,10 @@ func TestBuildPayloadErrors(t *testing.T) {
 		{"index after the period", func(in *PayloadInput, c SatelliteCodes) { in.Indicator.PeriodEnd = exporttest.DayPtr("2025-09-21") }, ErrOutsidePeriod, "2025-09-22"},
 		{"no clear observation", func(in *PayloadInput, c SatelliteCodes) { in.Observations = nil }, ErrNoIndices, "MT-SIN-002"},
 		{"declared flag 2", func(in *PayloadInput, c SatelliteCodes) { in.Field.Terraceamento = new(2) }, ErrBadValue, "terraceamento"},
+		{"terraceamento undeclared", func(in *PayloadInput, c SatelliteCodes) { in.Field.Terraceamento = nil }, ErrUndeclared, "terraceamento (0 or 1) is not a property of the talhão"},
+		{"sowing after the harvest", func(in *PayloadInput, c SatelliteCodes) {
+			in.Seasons = append(slices.Clone(in.Seasons), export.SeasonRow{FieldID: "MT-SIN-002", Season: "2025/26", SowingDate: exporttest.DayPtr("2026-03-01")})
+		}, ErrBadValue, "ends 2026-02-10 before it starts 2026-03-01"},
 		{"operator CNPJ invalid", func(in *PayloadInput, c SatelliteCodes) { in.CNPJEmpresaSensoriamento = "11.444.777/0001-62" }, ErrBadValue, "cnpjEmpresaSensoriamento is not a valid CNPJ"},
 	}
 	for _, tc := range tests {
@@ -245,7 +316,7 @@ func TestBuildPayloadErrors(t *testing.T) {
 }
 
 func TestValidatePayloadViolations(t *testing.T) {
-	b, err := os.ReadFile(exampleJSON)
+	b, err := os.ReadFile(completeJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,6 +343,21 @@ func TestValidatePayloadViolations(t *testing.T) {
 			delete(m, "dataFinal")
 		}, []string{"$"}},
 		{"formatted CPF", func(m map[string]any) { m["cpfProdutor"] = "529.982.247-25" }, []string{"$.cpfProdutor"}},
+		{"undeclared practices and a missing list", func(m map[string]any) {
+			delete(m, "plantioContorno")
+			delete(m, "interpretacoesCultura")
+		}, []string{"$"}},
+		// Check digits, which a pattern cannot check (issue 18 item 4): a
+		// CPF and two CNPJs one digit off.
+		{"CPF and CNPJ check digits", func(m map[string]any) {
+			m["cpfProdutor"] = "52998224724"
+			m["cnpjPropriedade"] = "11222333000182"
+			m["cnpjEmpresaSensoriamento"] = "11444777000162"
+		}, []string{"$.cnpjEmpresaSensoriamento", "$.cnpjPropriedade", "$.cpfProdutor"}},
+		{"valid CPF and CNPJ", func(m map[string]any) {
+			m["cpfProdutor"] = "52998224725"
+			m["cnpjPropriedade"] = "11222333000181"
+		}, nil},
 		{"empty indices", func(m map[string]any) { m["indices"] = []any{} }, []string{"$.indices"}},
 		{"numeric order of indices", func(m map[string]any) {
 			idx := m["indices"].([]any)
@@ -305,6 +391,15 @@ func TestValidatePayloadViolations(t *testing.T) {
 				t.Errorf("violations = %v, want paths %v", v, tc.paths)
 			}
 		})
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	m["cpfProdutor"] = "52998224724"
+	doc, _ := json.Marshal(m)
+	for _, v := range ValidatePayload(bytes.NewReader(doc)) {
+		if strings.Contains(v.Message, "5299822472") {
+			t.Errorf("violation repeats the CPF: %v", v)
+		}
 	}
 	if v := ValidatePayload(strings.NewReader("{")); len(v) != 1 || v[0].Path != "$" {
 		t.Errorf("ValidatePayload(malformed) = %v", v)

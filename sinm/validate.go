@@ -16,9 +16,11 @@ import (
 	"golang.org/x/text/message"
 )
 
-// PayloadSchema is a copy of shared/sinm/monitoramento-satelite.schema.json
-// (JSON Schema 2020-12). A test pins its sha256: the copy stays that file,
-// byte for byte.
+// PayloadSchema is the project's schema of the SINM payload (JSON Schema
+// 2020-12): the SINM notes' monitoramento-satelite.schema.json with the
+// fields the current integrator client always sends made required
+// (plantioContorno, terraceamento and the three interpretacoes* lists;
+// sinm/testdata/README.md). A test pins its sha256.
 //
 //go:embed monitoramento-satelite.schema.json
 var PayloadSchema []byte
@@ -54,9 +56,11 @@ func (v Violation) String() string { return v.Path + ": " + v.Message }
 
 var printer = message.NewPrinter(language.English)
 
-// ValidatePayload checks one JSON document against the SINM payload schema
-// and returns its violations, sorted by path; nil means valid. Malformed
-// JSON is one violation at "$".
+// ValidatePayload checks one JSON document against the SINM payload schema,
+// and the check digits of its cpfProdutor, cnpjPropriedade and
+// cnpjEmpresaSensoriamento (which the schema cannot), and returns its
+// violations, sorted by path; nil means valid. Malformed JSON is one
+// violation at "$". Messages never repeat a CPF or CNPJ.
 func ValidatePayload(r io.Reader) []Violation {
 	sch, err := compiled()
 	if err != nil {
@@ -68,7 +72,7 @@ func ValidatePayload(r io.Reader) []Violation {
 	}
 	err = sch.Validate(inst)
 	if err == nil {
-		return nil
+		return identifierViolations(inst)
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -112,6 +116,24 @@ func ValidatePayload(r io.Reader) []Violation {
 		out[i] = l.v
 	}
 	return slices.Compact(out)
+}
+
+// identifierViolations checks the check digits of the CPF/CNPJ properties
+// of a payload that passed the schema (so each is 11 or 14 digits).
+func identifierViolations(inst any) []Violation {
+	m, _ := inst.(map[string]any)
+	var out []Violation
+	for _, x := range []struct {
+		name, kind string
+		ok         func(string) (string, bool)
+	}{{"cnpjEmpresaSensoriamento", "CNPJ", NormalizeCNPJ}, {"cnpjPropriedade", "CNPJ", NormalizeCNPJ}, {"cpfProdutor", "CPF", NormalizeCPF}} {
+		if s, isStr := m[x.name].(string); isStr {
+			if _, ok := x.ok(s); !ok {
+				out = append(out, Violation{Path: "$." + x.name, Message: "not a valid " + x.kind + ": its check digits are wrong (the value is not repeated)"})
+			}
+		}
+	}
+	return out
 }
 
 // jsonPath renders an instance location as a JSON path: $.a.b[2].c.

@@ -17,7 +17,7 @@ import (
 // output folder in S3 (gofakes3): indicators split in parts, payloads under
 // sinm/; the report is written back to S3.
 func TestInspectAndValidateS3(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example-complete.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

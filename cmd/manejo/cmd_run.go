@@ -63,7 +63,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
 	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
 	fs.StringVar(&f.codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
-	fs.StringVar(&f.cfg.OperatorCNPJ, "cnpj-empresa-sensoriamento", "", "CNPJ of the remote-sensing company running manejo, written as cnpjEmpresaSensoriamento in every SINM payload (punctuation allowed; empty leaves it out)")
+	fs.StringVar(&f.cfg.OperatorCNPJ, "cnpj-empresa-sensoriamento", os.Getenv(operatorCNPJEnv), "CNPJ of the remote-sensing company running manejo, written as cnpjEmpresaSensoriamento in every SINM payload (punctuation allowed; default $"+operatorCNPJEnv+"; empty leaves it out)")
+	fs.BoolVar(&f.cfg.UndeclaredPracticesAsZero, "undeclared-practices-as-zero", false, "send plantioContorno/terraceamento 0 for a talhão that does not declare them (default: its payload is held back, with the reason)")
 	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
 	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
@@ -81,6 +82,10 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Float64Var(&f.cp.BareNDTI, "bare-ndti", 0, "NDTI of bare soil, 0 % straw (default: see README)")
 	fs.Float64Var(&f.cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
 }
+
+// operatorCNPJEnv is the environment variable that gives
+// --cnpj-empresa-sensoriamento its default (one operator, many runs).
+const operatorCNPJEnv = "MANEJO_CNPJ_EMPRESA_SENSORIAMENTO"
 
 // config checks the flags and turns them into the run's configuration.
 func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
@@ -114,7 +119,7 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	if cfg.OperatorCNPJ != "" {
 		if _, ok := sinm.NormalizeCNPJ(cfg.OperatorCNPJ); !ok {
 			// Company data: the message does not repeat the value.
-			return cfg, usagef("--cnpj-empresa-sensoriamento is not a valid CNPJ (14 digits with valid check digits)")
+			return cfg, usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
 		}
 	}
 	if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {

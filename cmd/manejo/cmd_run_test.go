@@ -38,12 +38,34 @@ func TestRunOperatorCNPJ(t *testing.T) {
 
 	for _, bad := range []string{"11.222.333/0001-82", "1122233300018", "abc"} {
 		code, stdout, stderr := runCLI(t, append([]string{"run"}, append(base, "--cnpj-empresa-sensoriamento", bad)...)...)
-		if code != exitUsage || !strings.Contains(stderr, "--cnpj-empresa-sensoriamento is not a valid CNPJ") {
+		if code != exitUsage || !strings.Contains(stderr, "--cnpj-empresa-sensoriamento (or $MANEJO_CNPJ_EMPRESA_SENSORIAMENTO) is not a valid CNPJ") {
 			t.Errorf("%q: exit %d, stderr %q; want %d, not a valid CNPJ", bad, code, stderr, exitUsage)
 		}
 		if strings.Contains(stdout+stderr, bad) || strings.Contains(stdout+stderr, "1122233300018") {
 			t.Errorf("%q: the output repeats the value: %q", bad, stdout+stderr)
 		}
+	}
+
+	// The environment gives the default (issue 18: configuration, set once
+	// per operator); the flag wins over it; a bad one is a usage error too.
+	t.Setenv(operatorCNPJEnv, "11.444.777/0001-61")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{{nil, "11.444.777/0001-61"}, {[]string{"--cnpj-empresa-sensoriamento", "11.222.333/0001-81"}, "11.222.333/0001-81"}} {
+		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		f := runFlags{tp: tillage.DefaultParams()}
+		f.define(fs)
+		if err := fs.Parse(append(base, tc.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if cfg, err := f.config(context.Background()); err != nil || cfg.OperatorCNPJ != tc.want {
+			t.Errorf("env and %v: OperatorCNPJ %q, %v; want %q", tc.args, cfg.OperatorCNPJ, err, tc.want)
+		}
+	}
+	t.Setenv(operatorCNPJEnv, "11.444.777/0001-62")
+	if code, stdout, stderr := runCLI(t, append([]string{"run"}, base...)...); code != exitUsage || strings.Contains(stdout+stderr, "0001-62") {
+		t.Errorf("bad $%s: exit %d, %q", operatorCNPJEnv, code, stderr)
 	}
 }
 

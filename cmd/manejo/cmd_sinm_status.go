@@ -14,7 +14,7 @@ import (
 	"github.com/manejo/manejo/storage"
 )
 
-const sinmStatusUsage = "sinm status --in DIR (--env hml|prd | --api-url U --token-url T) --keys keys.csv [--preview DIR]"
+const sinmStatusUsage = "sinm status --in DIR (--env hml|prd | --api-url U --token-url T) [--keys keys.csv] [--preview DIR]"
 
 func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sinm status", sinmStatusUsage, stderr)
@@ -24,8 +24,8 @@ func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if f.in == "" || f.keys == "" {
-		return usagef("--in and --keys are required")
+	if f.in == "" {
+		return usagef("--in is required")
 	}
 	c, err := f.newClient(stderr)
 	if err != nil {
@@ -39,11 +39,11 @@ func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	kb, err := storage.ReadFile(ctx, f.keys)
+	out, err := openOutput(ctx, f.in)
 	if err != nil {
-		return fmt.Errorf("read --keys: %w", err)
+		return err
 	}
-	keys, err := client.ReadKeys(bytes.NewReader(kb))
+	keys, err := f.loadKeys(ctx, out, stderr)
 	if err != nil {
 		return err
 	}

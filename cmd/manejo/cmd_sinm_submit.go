@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/sinm/client"
 	"github.com/manejo/manejo/storage"
 )
@@ -36,7 +38,7 @@ func (f *sinmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.env, "env", "", "SINM installation: hml (homologação) or prd (produção)")
 	fs.StringVar(&f.apiURL, "api-url", "", "SINM API base URL (instead of --env)")
 	fs.StringVar(&f.tokenURL, "token-url", "", "Keycloak token endpoint URL (instead of --env)")
-	fs.StringVar(&f.keys, "keys", "", "CSV field_id,chaveClassificacaoNM: the classification key of each talhão (required)")
+	fs.StringVar(&f.keys, "keys", "", "CSV field_id,chaveClassificacaoNM: classification keys, added to and overriding those the run took from the talhões' property chaveClassificacaoNM (sinm/keys.csv)")
 	fs.StringVar(&f.credentials, "credentials", "", "file of SINM_CLIENT_ID=... and SINM_CLIENT_SECRET=... lines (default: the environment)")
 	fs.Float64Var(&f.rate, "rate", 5, "at most this many requests per second (0: no limit)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "requests in flight at once")
@@ -108,17 +110,43 @@ func readCredentials(file string) (client.Credentials, error) {
 	return c, nil
 }
 
-// loadItems reads the keys CSV and the payloads of the output folder.
-func (f *sinmFlags) loadItems(ctx context.Context, stderr io.Writer) ([]client.Item, []string, error) {
-	kb, err := storage.ReadFile(ctx, f.keys)
+// loadKeys returns the classification keys: those the run took from the
+// talhões' property chaveClassificacaoNM (sinm/keys*.csv in --in), added
+// to and overridden by --keys, each override of a different key named on
+// stderr (keys redacted). No key at all is a usage error.
+func (f *sinmFlags) loadKeys(ctx context.Context, fsys fs.FS, stderr io.Writer) (map[string]string, error) {
+	keys, err := client.RunKeys(fsys)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read --keys: %w", err)
+		return nil, err
 	}
-	keys, err := client.ReadKeys(bytes.NewReader(kb))
+	if f.keys != "" {
+		kb, err := storage.ReadFile(ctx, f.keys)
+		if err != nil {
+			return nil, fmt.Errorf("read --keys: %w", err)
+		}
+		csv, err := client.ReadKeys(bytes.NewReader(kb))
+		if err != nil {
+			return nil, err
+		}
+		var conflicts []client.KeyConflict
+		keys, conflicts = client.MergeKeys(keys, csv)
+		for _, c := range conflicts {
+			fmt.Fprintf(stderr, "manejo sinm: talhão %s: --keys gives key %s, the talhões file %s; --keys is used\n", c.FieldID, c.Override, c.Run)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, usagef("no classification keys: %s has no %s (no talhão declared chaveClassificacaoNM) and --keys was not given", f.in, sinm.KeysName(""))
+	}
+	return keys, nil
+}
+
+// loadItems reads the keys and the payloads of the output folder.
+func (f *sinmFlags) loadItems(ctx context.Context, stderr io.Writer) ([]client.Item, []string, error) {
+	fsys, err := openOutput(ctx, f.in)
 	if err != nil {
 		return nil, nil, err
 	}
-	fsys, err := openOutput(ctx, f.in)
+	keys, err := f.loadKeys(ctx, fsys, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,7 +155,7 @@ func (f *sinmFlags) loadItems(ctx context.Context, stderr io.Writer) ([]client.I
 		return nil, nil, err
 	}
 	if unkeyed > 0 {
-		fmt.Fprintf(stderr, "manejo sinm: %d payload(s) in %s have no key in %s and are not sent\n", unkeyed, f.in, f.keys)
+		fmt.Fprintf(stderr, "manejo sinm: %d payload(s) in %s have no key (neither chaveClassificacaoNM nor --keys) and are not sent\n", unkeyed, f.in)
 	}
 	return items, missing, nil
 }
@@ -140,7 +168,7 @@ func (f *sinmFlags) ledgerPath() (string, error) {
 	return filepath.Join(f.in, filepath.FromSlash(client.LedgerName)), nil
 }
 
-const sinmSubmitUsage = "sinm submit --in DIR (--env hml|prd | --api-url U --token-url T) --keys keys.csv [--dry-run] [--rate R] [--concurrency N] [--unresolved resend|hold]"
+const sinmSubmitUsage = "sinm submit --in DIR (--env hml|prd | --api-url U --token-url T) [--keys keys.csv] [--dry-run] [--rate R] [--concurrency N] [--unresolved resend|hold]"
 
 func parseSINMSubmit(args []string, stderr io.Writer) (sinmFlags, error) {
 	fs := newFlagSet("sinm submit", sinmSubmitUsage, stderr)
@@ -154,8 +182,6 @@ func parseSINMSubmit(args []string, stderr io.Writer) (sinmFlags, error) {
 	switch {
 	case f.in == "":
 		return f, usagef("--in is required")
-	case f.keys == "":
-		return f, usagef("--keys is required")
 	case f.unresolved != "resend" && f.unresolved != "hold":
 		return f, usagef("--unresolved must be resend or hold")
 	case f.concurrency < 1:

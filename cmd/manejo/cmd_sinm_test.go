@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,7 +20,7 @@ import (
 )
 
 func TestSINMValidate(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example-complete.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestSINMValidate(t *testing.T) {
 // and D (D has no payload; C has no key).
 func sinmOutput(t *testing.T) (dir, keys string) {
 	t.Helper()
-	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example.json"))
+	example, err := os.ReadFile(filepath.Join("..", "..", "sinm", "testdata", "example-complete.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +104,11 @@ func TestSINMSubmit(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := runMain(context.Background(), append(args, "--dry-run"), &stdout, &stderr)
 	all.WriteString(stdout.String() + stderr.String())
+	body, _ := os.ReadFile(filepath.Join(dir, "sinm", "A.json"))
 	if code != exitPartial || fake.Count("TOKEN")+fake.Count("POST") != 0 ||
 		!strings.Contains(stdout.String(), "A key KEY-…: would POST (new): ") || !strings.Contains(stdout.String(), "D: no payload") ||
 		!strings.Contains(stderr.String(), "1 payload(s)") ||
-		!strings.Contains(stdout.String(), "would send new 2, no payload 1; dry run: 1978 B would be sent") {
+		!strings.Contains(stdout.String(), fmt.Sprintf("would send new 2, no payload 1; dry run: %d B would be sent", 2*len(body))) {
 		t.Errorf("dry run: exit %d, %d requests\n%s%s", code, fake.Count("TOKEN")+fake.Count("POST"), stdout.String(), stderr.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sinm", "submissions.jsonl")); err == nil {
@@ -143,6 +145,45 @@ func TestSINMSubmit(t *testing.T) {
 	t.Setenv("SINM_CLIENT_SECRET", "")
 	if code := runMain(context.Background(), args, &stdout, &stderr); code != exitUsage {
 		t.Errorf("no secret: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// The keys come from the talhões' property chaveClassificacaoNM, which the
+// run writes to sinm/keys.csv (issue 18 item 1): submit needs no --keys;
+// a --keys CSV adds keys and overrides, naming each talhão whose key it
+// changes with both keys redacted; no key at all is a usage error.
+func TestSINMKeysFromRun(t *testing.T) {
+	dir, keysCSV := sinmOutput(t)
+	fake := clienttest.New("11222333000181", "the-secret")
+	defer fake.Close()
+	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
+	t.Setenv("SINM_CLIENT_ID", "11222333000181")
+	t.Setenv("SINM_CLIENT_SECRET", "the-secret")
+	args := []string{"sinm", "submit", "--in", dir, "--api-url", fake.URL, "--token-url", fake.TokenURL(), "--rate", "0"}
+	var stdout, stderr bytes.Buffer
+	if code := runMain(context.Background(), append(args, "--dry-run"), &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "no classification keys") {
+		t.Errorf("no keys anywhere: exit %d, want %d\n%s", code, exitUsage, stderr.String())
+	}
+	var kb bytes.Buffer
+	if err := sinm.WriteKeys(&kb, map[string]string{"A": "KEY-AAAA-0001-secret", "B": "KEY-OLDB-0002-secret"}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, filepath.FromSlash(sinm.KeysName(""))), kb.Bytes(), 0o644)
+
+	stdout.Reset()
+	stderr.Reset()
+	code := runMain(context.Background(), append(args, "--dry-run", "--keys", keysCSV), &stdout, &stderr)
+	all := stdout.String() + stderr.String()
+	if code != exitPartial || !strings.Contains(stderr.String(), "talhão B: --keys gives key KEY-… (sha256 ") || strings.Contains(stderr.String(), "talhão A:") ||
+		!strings.Contains(stdout.String(), "would send new 2, no payload 1") || strings.Contains(all, "OLDB-0002") || strings.Contains(all, "BBBB-0002") {
+		t.Errorf("--keys over the run's keys: exit %d\n%s", code, all)
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	code = runMain(context.Background(), args, &stdout, &stderr)
+	if len(fake.Stored("KEY-AAAA-0001-secret")) != 1 || !strings.Contains(stderr.String(), "1 payload(s)") {
+		t.Errorf("submit with the run's keys only: exit %d, A stored %d times\n%s%s", code, len(fake.Stored("KEY-AAAA-0001-secret")), stdout.String(), stderr.String())
 	}
 }
 

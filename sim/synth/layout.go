@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -58,7 +59,7 @@ type design struct {
 	po                    pheno.Options
 	tillYears             []int // agricultural years with a whole-talhão tillage
 	headYear              int   // agricultural year of a headland-only tillage (0: none)
-	contorno, terraco     *int
+	contorno, terraco     *int  // declared practices; nil is written as 0 (every talhão declares both, as SINM needs)
 	declared              []int
 }
 
@@ -196,7 +197,7 @@ func (sc *scene) layFields() error {
 		rng := rngFor(sc.o.Seed, uint64(100+i))
 		s := pheno.Random(rng, sc.o.Start, sc.o.End, d.po)
 		f := &field{ID: d.id, Crop: d.crop, Shape: d.shape, Design: d.what, ring: d.ring,
-			contorno: d.contorno, terraco: d.terraco, declared: d.declared}
+			contorno: cmp.Or(d.contorno, new(0)), terraco: cmp.Or(d.terraco, new(0)), declared: d.declared}
 		// Planned operations of seasons outside [Start, End] are dropped.
 		for _, y := range d.tillYears {
 			t, ok, err := plannedTillage(rng, s, y, tillKind(rng, y))
@@ -252,8 +253,8 @@ func (sc *scene) layFields() error {
 			}
 			f := &field{ID: fmt.Sprintf("SYN-%03d", i+1), Crop: crop, Shape: "rectangle",
 				Design: "random rectangle, random pheno history",
-				ring:   rect(b[0], b[1], b[2], b[3]),
-				sc:     pheno.Random(rngFor(sc.o.Seed, uint64(100+i)), sc.o.Start, sc.o.End, po)}
+				ring:   rect(b[0], b[1], b[2], b[3]), contorno: new(0), terraco: new(0),
+				sc: pheno.Random(rngFor(sc.o.Seed, uint64(100+i)), sc.o.Start, sc.o.End, po)}
 			sc.addField(f)
 		}
 		if !placed {

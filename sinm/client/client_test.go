@@ -28,7 +28,7 @@ const (
 // CNPJ) whose declividadeMedia is slope, so tests can change it.
 func payload(t *testing.T, slope int) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "example.json"))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "example-complete.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,3 +93,61 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(out)
 	return out
 }
+
+// RunKeys reads the keys a run wrote into its output folder (sinm.KeysGlob:
+// sinm/keys.csv, or one file per shard) from the talhões' property
+// chaveClassificacaoNM: talhão id → key, empty when there are none. A
+// talhão listed twice with different keys is an error naming it.
+func RunKeys(fsys fs.FS) (map[string]string, error) {
+	files, err := fs.Glob(fsys, sinm.KeysGlob)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]string{}
+	for _, name := range files {
+		f, err := fsys.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		part, err := ReadKeys(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		for id, k := range part {
+			if old, ok := keys[id]; ok && old != k {
+				return nil, fmt.Errorf("%s: talhão %s has another key in an earlier keys file", name, id)
+			}
+			keys[id] = k
+		}
+	}
+	return keys, nil
+}
+
+// KeyConflict is a talhão whose key in a --keys CSV differs from the one
+// its talhões file declared; the CSV's is used. Both keys appear only as
+// their Redact prefix and the first 8 hex digits of their KeyHash.
+type KeyConflict struct {
+	FieldID       string
+	Run, Override string // "KEY-… (sha256 1a2b3c4d)"
+}
+
+func shown(key string) string { return Redact(key) + " (sha256 " + KeyHash(key)[:8] + ")" }
+
+// MergeKeys returns the keys of run (the output folder's, RunKeys) with
+// those of csv (a --keys file) added or overriding, and the talhões whose
+// two keys differ, in id order.
+func MergeKeys(run, csv map[string]string) (map[string]string, []KeyConflict) {
+	out := make(map[string]string, len(run)+len(csv))
+	for id, k := range run {
+		out[id] = k
+	}
+	var conflicts []KeyConflict
+	for _, id := range sortedKeys(csv) {
+		if old, ok := run[id]; ok && old != csv[id] {
+			conflicts = append(conflicts, KeyConflict{FieldID: id, Run: shown(old), Override: shown(csv[id])})
+		}
+		out[id] = csv[id]
+	}
+	return out, conflicts
+}
