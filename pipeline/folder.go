@@ -106,7 +106,10 @@ func acquireLock(ctx context.Context, out string, sh Shard, runID string, now ti
 		if err == nil {
 			break
 		}
-		if !errors.Is(err, fs.ErrExist) || attempt > 0 {
+		if errors.Is(err, fs.ErrExist) && attempt > 0 {
+			return nil, fmt.Errorf("%w: %s was taken over by another run at the same time", ErrLocked, l.loc)
+		}
+		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
 		held, herr := readLock(ctx, l.loc)
@@ -123,43 +126,32 @@ func acquireLock(ctx context.Context, out string, sh Shard, runID string, now ti
 	return l, nil
 }
 
-// create writes the lock file only when none exists: O_EXCL on a local
-// disk; on S3 a check then a put, which is best effort (two runs starting
-// within the same second may both pass; the later writer wins and the
-// other fails when it re-reads the lock).
+// create writes the lock file only when none exists, in one atomic step
+// (storage.CreateExclusive: O_EXCL on a local disk, a PutObject with
+// If-None-Match: "*" on S3), so of two runs starting at once exactly one
+// gets the lock. On S3 the lock is read back as well: a server that
+// ignores If-None-Match (an old S3-compatible store) is then caught when
+// the other writer's put lands first.
 func (l *lock) create(ctx context.Context) error {
 	raw, _ := json.Marshal(l.info)
+	err := storage.CreateExclusive(ctx, l.loc, raw)
 	if storage.KindOf(l.loc) == storage.Local {
-		if err := os.MkdirAll(filepath.Dir(l.loc), 0o755); err != nil {
-			return fmt.Errorf("lock %s: %w", l.loc, err)
-		}
-		f, err := os.OpenFile(l.loc, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return fmt.Errorf("lock %s: %w", l.loc, err)
-		}
-		_, err = f.Write(raw)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
 		return err
 	}
-	if ok, err := storage.Exists(ctx, l.loc); err != nil || ok {
-		return fmt.Errorf("lock %s: %w", l.loc, cmpErr(err, fs.ErrExist))
+	if errors.Is(err, fs.ErrExist) {
+		// The SDK retries a put whose answer was lost; the retry then finds
+		// the object our first attempt wrote. Ours is not another run's.
+		if back, rerr := readLock(ctx, l.loc); rerr == nil && back.RunID == l.info.RunID {
+			err = nil
+		}
 	}
-	if err := storage.WriteFile(ctx, l.loc, raw); err != nil {
+	if err != nil {
 		return err
 	}
 	if back, err := readLock(ctx, l.loc); err != nil || back.RunID != l.info.RunID {
 		return fmt.Errorf("%w: %s was taken by another run at the same time", ErrLocked, l.loc)
 	}
 	return nil
-}
-
-func cmpErr(err, def error) error {
-	if err != nil {
-		return err
-	}
-	return def
 }
 
 func readLock(ctx context.Context, loc string) (lockInfo, error) {

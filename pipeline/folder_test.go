@@ -6,13 +6,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/storage/s3test"
 )
 
 // copyTree copies the files of src into dst.
@@ -275,5 +279,41 @@ func TestConfigErrors(t *testing.T) {
 	entries, _ := os.ReadDir(userOut)
 	if len(entries) != 1 {
 		t.Errorf("the user's folder holds %d entries, want 1", len(entries))
+	}
+}
+
+// TestS3LockIsAtomic reproduces the S3 half of issue 19 defect 3 ("two runs
+// into one folder are not prevented"): the lock used to be a check, a put
+// and a read-back, so two runs starting together could both pass the
+// check. Now it is one PutObject with If-None-Match: "*": of eight runs
+// racing for one shard's lock on the S3 protocol server, exactly one holds
+// it and the others get ErrLocked.
+func TestS3LockIsAtomic(t *testing.T) {
+	s3test.StartS3(t, "bucket")
+	ctx := context.Background()
+	const n = 8
+	locks := make([]*lock, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			locks[i], errs[i] = acquireLock(ctx, "s3://bucket/out", Shard{Index: 1, Count: 2}, fmt.Sprintf("run-%d", i), time.Now())
+		}()
+	}
+	wg.Wait()
+	held := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			held++
+			defer locks[i].release()
+		case !errors.Is(err, ErrLocked):
+			t.Errorf("run %d: %v, want ErrLocked", i, err)
+		}
+	}
+	if held != 1 {
+		t.Errorf("%d runs hold the lock, want exactly 1", held)
 	}
 }

@@ -363,6 +363,53 @@ func List(ctx context.Context, prefix string) ([]string, error) {
 	return out, nil
 }
 
+// CreateExclusive writes data to loc only when nothing is there yet, as one
+// atomic step: O_CREATE|O_EXCL on a local disk (parent folders created), a
+// conditional PutObject with If-None-Match: "*" on S3 (supported by AWS S3
+// since August 2024; the server answers 412 when the key exists, 409 when
+// another conditional write of it is in flight). When loc exists, or
+// another writer wins, the error wraps fs.ErrExist. HTTP locations are
+// read-only.
+func CreateExclusive(ctx context.Context, loc string, data []byte) error {
+	switch KindOf(loc) {
+	case S3:
+		c, bucket, key, err := s3Target(ctx, loc)
+		if err != nil {
+			return err
+		}
+		_, err = c.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: &bucket, Key: &key, Body: bytes.NewReader(data),
+			ContentLength: aws.Int64(int64(len(data))), IfNoneMatch: aws.String("*"),
+		})
+		var re interface{ HTTPStatusCode() int }
+		if errors.As(err, &re) && (re.HTTPStatusCode() == http.StatusPreconditionFailed || re.HTTPStatusCode() == http.StatusConflict) {
+			return fmt.Errorf("create %s: %w", loc, fs.ErrExist)
+		}
+		if err != nil {
+			return fmt.Errorf("create %s: %w", loc, err)
+		}
+		return nil
+	case HTTP:
+		return fmt.Errorf("create %s: HTTP locations are read-only", loc)
+	}
+	if err := os.MkdirAll(filepath.Dir(loc), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", loc, err)
+	}
+	f, err := os.OpenFile(loc, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", loc, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(loc)
+		return fmt.Errorf("create %s: %w", loc, err)
+	}
+	return nil
+}
+
 // Remove deletes one object or file; a missing one is not an error.
 func Remove(ctx context.Context, loc string) error {
 	switch KindOf(loc) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -187,5 +188,59 @@ func TestPutFile(t *testing.T) {
 		if ok, _ := Exists(ctx, f.Name()); ok {
 			t.Errorf("temporary file %s left after PutFile", f.Name())
 		}
+	}
+}
+
+// CreateExclusive is one atomic create-if-absent (issue 19 defect 3, the
+// output folder's lock): of 16 writers racing for one name, on a local disk
+// and on the S3 protocol server (a PutObject with If-None-Match: "*"),
+// exactly one wins and the others get fs.ErrExist; the winner's bytes stay.
+func TestCreateExclusive(t *testing.T) {
+	s3test.StartS3(t, "bucket")
+	ctx := context.Background()
+	for _, base := range []string{t.TempDir(), "s3://bucket/out"} {
+		t.Run(base, func(t *testing.T) {
+			loc := Join(base, "run", "part-00000-of-00002.lock")
+			const n = 16
+			errs := make([]error, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = CreateExclusive(ctx, loc, []byte(fmt.Sprintf("writer %d", i)))
+				}()
+			}
+			wg.Wait()
+			won := -1
+			for i, err := range errs {
+				switch {
+				case err == nil && won >= 0:
+					t.Errorf("writers %d and %d both created %s", won, i, loc)
+				case err == nil:
+					won = i
+				case !errors.Is(err, fs.ErrExist):
+					t.Errorf("writer %d: %v, want fs.ErrExist", i, err)
+				}
+			}
+			if won < 0 {
+				t.Fatal("no writer created the file")
+			}
+			if b, err := ReadFile(ctx, loc); err != nil || string(b) != fmt.Sprintf("writer %d", won) {
+				t.Errorf("%s holds %q, %v; want the winner's bytes", loc, b, err)
+			}
+			if err := CreateExclusive(ctx, loc, []byte("late")); !errors.Is(err, fs.ErrExist) {
+				t.Errorf("create over an existing file: %v, want fs.ErrExist", err)
+			}
+			if err := Remove(ctx, loc); err != nil {
+				t.Fatal(err)
+			}
+			if err := CreateExclusive(ctx, loc, []byte("again")); err != nil {
+				t.Errorf("create after remove: %v", err)
+			}
+		})
+	}
+	if err := CreateExclusive(ctx, "https://example.invalid/x.lock", nil); err == nil {
+		t.Error("created over HTTP")
 	}
 }
