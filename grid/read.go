@@ -1,7 +1,7 @@
 package grid
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -86,13 +86,9 @@ func Read(ctx context.Context, src string, o ReadOptions) ([]Field, []error) {
 		err  error
 	)
 	if isGeoJSON(src) {
-		var data []byte
-		data, err = readAll(path, path != src)
-		if err == nil {
-			recs, err = parseGeoJSON(data)
-			if errors.Is(err, errForeignCRS) {
-				recs, err = readOGR(ctx, path)
-			}
+		recs, err = streamGeoJSON(path, path != src)
+		if errors.Is(err, errForeignCRS) {
+			recs, err = readOGR(ctx, path)
 		}
 	} else {
 		recs, err = readOGR(ctx, path)
@@ -156,86 +152,29 @@ func isGeoJSON(src string) bool {
 	return ext == ".geojson" || ext == ".json"
 }
 
-func readAll(path string, remote bool) ([]byte, error) {
+// streamGeoJSON reads a GeoJSON file feature by feature (readGeoJSON):
+// a local file directly, anything else through GDAL's /vsi readers.
+func streamGeoJSON(path string, remote bool) ([]record, error) {
+	var r io.ReadCloser
 	if !remote && !strings.HasPrefix(path, "/vsi") {
-		return os.ReadFile(path)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		r = f
+	} else {
+		storage.InitGDAL()
+		f, err := godal.VSIOpen(path)
+		if err != nil {
+			return nil, err
+		}
+		r = f
 	}
-	storage.InitGDAL()
-	f, err := godal.VSIOpen(path)
-	if err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return data, err
+	defer r.Close()
+	return readGeoJSON(bufio.NewReaderSize(r, 1<<20))
 }
 
 var errForeignCRS = errors.New("GeoJSON crs is not WGS84 lon/lat")
-
-// parseGeoJSON splits a FeatureCollection (or a single Feature) into
-// records, each decoded on its own so one bad feature spoils only itself.
-func parseGeoJSON(data []byte) ([]record, error) {
-	var top struct {
-		Type     string            `json:"type"`
-		Features []json.RawMessage `json:"features"`
-		CRS      *struct {
-			Properties struct {
-				Name string `json:"name"`
-			} `json:"properties"`
-		} `json:"crs"`
-	}
-	if err := json.Unmarshal(data, &top); err != nil {
-		return nil, fmt.Errorf("parse GeoJSON: %w", err)
-	}
-	if top.CRS != nil {
-		n := strings.ToUpper(top.CRS.Properties.Name)
-		if !strings.HasSuffix(n, "CRS84") && !strings.HasSuffix(n, ":4326") && n != "EPSG:4326" {
-			return nil, errForeignCRS
-		}
-	}
-	var raws []json.RawMessage
-	switch top.Type {
-	case "FeatureCollection":
-		raws = top.Features
-	case "Feature":
-		raws = []json.RawMessage{data}
-	default:
-		return nil, fmt.Errorf("parse GeoJSON: type %q, want FeatureCollection or Feature", top.Type)
-	}
-	recs := make([]record, len(raws))
-	for i, raw := range raws {
-		var ft struct {
-			ID         any             `json:"id"`
-			Type       string          `json:"type"`
-			Properties map[string]any  `json:"properties"`
-			Geometry   json.RawMessage `json:"geometry"`
-		}
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		if err := d.Decode(&ft); err != nil {
-			recs[i].err = fmt.Errorf("parse feature: %w", err)
-			continue
-		}
-		recs[i].id, recs[i].props = ft.ID, ft.Properties
-		if ft.Type != "Feature" {
-			recs[i].err = fmt.Errorf("type %q, want Feature", ft.Type)
-			continue
-		}
-		if len(ft.Geometry) == 0 || string(ft.Geometry) == "null" {
-			recs[i].err = errors.New("no geometry")
-			continue
-		}
-		g, err := geojson.UnmarshalGeometry(ft.Geometry)
-		if err != nil {
-			recs[i].err = fmt.Errorf("parse geometry: %w", err)
-			continue
-		}
-		recs[i].geom = g.Geometry()
-	}
-	return recs, nil
-}
 
 // readOGR reads every layer of a vector dataset through OGR, reprojecting
 // to WGS84 lon/lat.

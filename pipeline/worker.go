@@ -607,11 +607,11 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 func readFields(ctx context.Context, cfg Config, finger map[string]string) ([]grid.Field, []error, error) {
 	src := cfg.Fields
 	if storage.KindOf(src) == storage.Local {
-		b, err := storage.ReadFile(ctx, src)
+		h, err := hashFile(ctx, src) // streamed: the file is never whole in memory (issue 19 defect 12)
 		if err != nil {
 			return nil, nil, fmt.Errorf("read talhões: %w", err)
 		}
-		finger[src] = sha(b)
+		finger[src] = h
 	} else {
 		finger[src] = "remote"
 	}
@@ -625,6 +625,20 @@ func fieldIDOf(err error) string {
 		return fe.ID
 	}
 	return ""
+}
+
+// hashFile is sha of the object at loc, read as a stream.
+func hashFile(ctx context.Context, loc string) (string, error) {
+	rc, err := storage.Open(ctx, loc)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, rc); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func sha(b []byte) string {

@@ -1,7 +1,6 @@
 package series
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -141,18 +140,7 @@ func LoadCatalog(ctx context.Context, src string, o CatalogOptions) (*Catalog, [
 		if err := ctx.Err(); err != nil {
 			return nil, append(errs, err)
 		}
-		rc, err := open(ctx, d)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("open catalog %s: %w", d, err))
-			continue
-		}
-		data, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("read catalog %s: %w", d, err))
-			continue
-		}
-		items, ierrs := parseDocument(data, d)
+		items, ierrs := readDocument(func() (io.ReadCloser, error) { return open(ctx, d) }, d)
 		cat.Items = append(cat.Items, items...)
 		errs = append(errs, ierrs...)
 	}
@@ -245,65 +233,10 @@ func hrefRules(src string, isDir bool, prefixes []string) ([]hrefRule, error) {
 	return []hrefRule{r}, nil
 }
 
-// parseDocument parses one catalog document (ItemCollection, single Item
-// or newline-delimited Items). base resolves relative hrefs (a file path or
-// URL of the document). Malformed items are reported and skipped.
+// parseDocument parses one catalog document held in memory (see
+// readDocument).
 func parseDocument(data []byte, base string) ([]*Item, []error) {
-	data = bytes.TrimSpace(data)
-	var head struct {
-		Type     string            `json:"type"`
-		Features []json.RawMessage `json:"features"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	err := dec.Decode(&head)
-	single := err == nil && !dec.More()
-	if single {
-		switch head.Type {
-		case "FeatureCollection":
-			var items []*Item
-			var errs []error
-			for i, f := range head.Features {
-				it, err := parseItem(f, base)
-				if err != nil {
-					errs = append(errs, withIndex(err, i, base))
-					continue
-				}
-				items = append(items, it)
-			}
-			return items, errs
-		case "Feature":
-			it, err := parseItem(data, base)
-			if err != nil {
-				return nil, []error{withIndex(err, 0, base)}
-			}
-			return []*Item{it}, nil
-		default:
-			return nil, []error{fmt.Errorf("parse catalog %s: type %q is neither FeatureCollection nor Feature: %w", base, head.Type, ErrMalformedItem)}
-		}
-	}
-	// Newline-delimited items: each line on its own.
-	var items []*Item
-	var errs []error
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		l := bytes.TrimSpace(sc.Bytes())
-		if len(l) == 0 {
-			continue
-		}
-		it, err := parseItem(l, base)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s line %d: %w", base, line, err))
-			continue
-		}
-		items = append(items, it)
-	}
-	if err := sc.Err(); err != nil {
-		errs = append(errs, fmt.Errorf("read catalog %s: %w", base, err))
-	}
-	return items, errs
+	return readDocument(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }, base)
 }
 
 func withIndex(err error, i int, base string) error {
