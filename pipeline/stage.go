@@ -222,7 +222,7 @@ func (s *stage) sample(ctx context.Context, b int, grids []grid.Grid, sum *batch
 		return nil, series.Stats{}, err
 	}
 	for attempt := 1; ; attempt++ {
-		so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg}
+		so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg, MaxCellScenes: cfg.MaxCellScenes}
 		if cb != nil {
 			so = cb.Options(so) // a retry reads only what no attempt read in full
 		}

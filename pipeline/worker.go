@@ -70,6 +70,11 @@ type Config struct {
 	// out. An invalid one fails Run before any work, and Run never writes it
 	// into a message: it is company data.
 	OperatorCNPJ string
+	// MaxCellScenes is the memory budget of one talhão, in cells × scenes
+	// selected for it (about 1.1 KB each): a talhão over it fails before
+	// any read. 0 means series.DefaultMaxCellScenes; negative, no cap
+	// (--max-cell-scenes).
+	MaxCellScenes int
 	// UndeclaredPracticesAsZero sends plantioContorno/terraceamento 0 for a
 	// talhão that does not declare them (--undeclared-practices-as-zero);
 	// by default such a talhão's payload is held back (sinm.ErrUndeclared).
@@ -663,6 +668,9 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	}
 	if cfg.UndeclaredPracticesAsZero { // likewise
 		b.WriteString("undeclared-practices-as-zero\n")
+	}
+	if cfg.MaxCellScenes != 0 { // likewise: it decides which talhões are refused
+		fmt.Fprintf(&b, "max-cell-scenes=%d\n", cfg.MaxCellScenes)
 	}
 	p, _ := json.Marshal(struct {
 		Version, Season, AgriYearStart, From, AsOf, Codes, Shard string

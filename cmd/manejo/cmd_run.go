@@ -15,6 +15,7 @@ import (
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
@@ -70,6 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
 	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
+	fs.IntVar(&f.cfg.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in cells × scenes (about 1.1 KB each): a talhão over it fails unread with the reason; 0 = %d (about 4.4 GB), -1 = no cap", series.DefaultMaxCellScenes))
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
 	fs.BoolVar(&f.cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
 	fs.StringVar(&f.cfg.Cache, "cache", "", "observation cache, local folder or s3://bucket/prefix/: scenes it holds for a talhão are not read again; outputs are unchanged (docs/cache.md)")

@@ -87,6 +87,9 @@ func checkRun(cfg *pipeline.Config, cp coverage.Params) error {
 	if err := coverageFlags(cp); err != nil {
 		return err
 	}
+	if cfg.MaxCellScenes < -1 {
+		return usagef("--max-cell-scenes %d: want a positive budget, 0 (the default) or -1 (no cap)", cfg.MaxCellScenes)
+	}
 	asOf := cfg.AsOf
 	if asOf.IsZero() { // the default, as pipeline.Config takes it
 		asOf = cfg.Season.Start.AddDate(0, 0, -1)

@@ -33,6 +33,7 @@ func TestFlagValues(t *testing.T) {
 		{run, []string{"--from", "2026-07-01", "--as-of", "2026-06-30"}, "--from 2026-07-01 is after --as-of 2026-06-30"},
 		{run, []string{"--from", "2026-08-01"}, "--from 2026-08-01 is after --as-of 2026-06-30"},
 		{run, []string{"--id-field", "cpfProdutor"}, `--id-field: grid: talhão id is a CPF/CNPJ: id field "cpfProdutor"`},
+		{run, []string{"--max-cell-scenes", "-5"}, "--max-cell-scenes -5: want a positive budget"},
 		{grid, []string{"--cell-ha", "NaN"}, "--cell-ha NaN"},
 		{grid, []string{"--edge-buffer-m", "Inf"}, "--edge-buffer-m +Inf"},
 		{grid, []string{"--id-field", "CNPJ_fazenda"}, "personal data"},
