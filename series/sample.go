@@ -527,7 +527,7 @@ func (s *sceneStats) skip(it *Item, asset string, reason SkipReason, n int, err 
 	s.count(reason, n)
 	p := Problem{Item: it.ID, Asset: asset, Reason: reason}
 	if err != nil {
-		p.Detail = err.Error()
+		p.Detail = redactSigned(err.Error())
 	}
 	s.problems = append(s.problems, p)
 }
