@@ -39,6 +39,9 @@ type Manifest struct {
 	// CatalogSearch records the STAC API search that made the catalog, when
 	// --catalog named an API (nil for a static catalog).
 	CatalogSearch *CatalogSearch `json:"catalog_search,omitempty"`
+	// DEMSearch records the search of a --dem stac:<collection> and the
+	// tiles mosaicked (nil for a DEM file).
+	DEMSearch *CatalogSearch `json:"dem_search,omitempty"`
 }
 
 // CatalogSearch is a STAC API search of a run (stacapi.Result): where it
@@ -60,7 +63,9 @@ type CatalogSearch struct {
 	SameAcquisition int    `json:"same_acquisition"`
 	Malformed       int    `json:"malformed"`
 	Kept            int    `json:"kept"`
-	Frozen          string `json:"frozen"`
+	Frozen          string `json:"frozen,omitempty"`
+	// Tiles are the DEM tiles mosaicked, collection/id (DEMSearch only).
+	Tiles []string `json:"tiles,omitempty"`
 }
 
 // Status counts the talhões of a run (or shard) by status.

@@ -10,6 +10,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/slope"
 	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/storage"
 	"github.com/paulmach/orb"
@@ -165,4 +166,59 @@ func FreezeCatalog(ctx context.Context, cfg FreezeConfig) (*stacapi.Result, erro
 		return res, err
 	}
 	return res, storage.WriteFile(ctx, cfg.Out, b)
+}
+
+// DEMAssets are the asset keys tried, in order, for a DEM tile:
+// Planetary Computer nasadem "elevation", Earth Search cop-dem-glo-30 and
+// Planetary Computer cop-dem-glo-30 "data".
+var DEMAssets = []string{"data", "elevation", "dem"}
+
+// openSTACDEM opens --dem stac:<collection>: the collection's tiles that
+// cover this shard's talhões, found in the --catalog API, signed where
+// needed, admitted by the href rules, read as one virtual mosaic.
+func (r *run) openSTACDEM(ctx context.Context, coll string, owned []grid.Field) (*slope.DEM, error) {
+	cfg := r.cfg
+	var api *stacapi.API
+	var err error
+	if stacapi.MaybeAPI(cfg.Catalog) {
+		api, err = r.stacClient().Detect(ctx, cfg.Catalog)
+	}
+	if err != nil || api == nil {
+		return nil, fmt.Errorf("stac:%s needs --catalog to be a STAC API root (%v)", coll, err)
+	}
+	var fps []orb.Bound
+	for _, f := range owned {
+		fps = append(fps, f.Geometry.Bound())
+	}
+	cat, res, err := stacapi.Find(ctx, api, stacapi.Config{Collections: []string{coll}, Footprints: fps,
+		AllowHrefPrefix: cfg.AllowHrefPrefix, Client: r.stacClient(), Access: r.access()})
+	if res != nil {
+		r.m.DEMSearch = searchRecord(res, Config{Collections: []string{coll}})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: DEM stac:%s: %v", ErrCatalogSearch, coll, err)
+	}
+	var tiles []string
+	for _, it := range cat.Items {
+		var href string
+		for _, k := range DEMAssets {
+			if a, ok := it.Assets[k]; ok {
+				href = a.Href
+				break
+			}
+		}
+		if href == "" {
+			return nil, fmt.Errorf("DEM stac:%s: item %s has none of the assets %v", coll, it.ID, DEMAssets)
+		}
+		p, err := cat.GDALPath(href)
+		if err != nil {
+			return nil, fmt.Errorf("DEM stac:%s: item %s: %w", coll, it.ID, err)
+		}
+		tiles = append(tiles, p)
+		r.m.DEMSearch.Tiles = append(r.m.DEMSearch.Tiles, it.Collection+"/"+it.ID)
+	}
+	if len(tiles) == 0 {
+		return nil, fmt.Errorf("DEM stac:%s: no tile covers these talhões", coll)
+	}
+	return slope.OpenMosaic(ctx, "stac:"+coll, tiles)
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,12 +54,14 @@ func TestRunAgainstSTACAPI(t *testing.T) {
 	dir := archive(t)
 	ref, _ := reference(t)
 	bin := manejoBinary(t)
-	srv := stactest.New(t, archiveItems(t, dir))
+	items := archiveItems(t, dir)
+	srv := stactest.New(t, append(items, demItem(t, dir, items)))
 	srv.Duplicate, srv.Throttle = true, map[int]bool{3: true}
 
 	out := t.TempDir()
 	args := runArgs(dir, out, "--collections", "sentinel-2-l2a", "--allow-href-prefix", dir)
 	setFlag(args, "--catalog", srv.URL)
+	setFlag(args, "--dem", "stac:synth-dem") // the same dem.tif, found by search and read as a mosaic
 	run := func(args []string) {
 		t.Helper()
 		cmd := exec.Command(bin, args...)
@@ -91,12 +94,38 @@ func TestRunAgainstSTACAPI(t *testing.T) {
 		t.Errorf("kept %d items, want the archive's scenes over the talhões", kept)
 	}
 
+	ds, ok := m["dem_search"].(map[string]any)
+	if !ok || fmt.Sprint(ds["tiles"]) != "[synth-dem/synth-dem]" || ds["pages"] != 1.0 {
+		t.Errorf("dem_search = %v, want the one tile synth-dem found on one page", m["dem_search"])
+	}
+
 	// The frozen catalog reproduces the run.
 	out2 := t.TempDir()
 	args2 := runArgs(dir, out2, "--allow-href-prefix", dir)
 	setFlag(args2, "--catalog", filepath.Join(out, "catalog", "items.json"))
 	run(args2)
 	sameTree(t, "run on the frozen catalog", want, testkit.HashTree(t, out2, "run.json", "run/"))
+}
+
+// demItem is a DEM item for the archive's dem.tif, collection synth-dem,
+// its bbox the union of the scenes' (the synthetic DEM covers the scene).
+func demItem(t *testing.T, dir string, items []json.RawMessage) json.RawMessage {
+	t.Helper()
+	b := []float64{180, 90, -180, -90}
+	for _, d := range items {
+		var f struct{ BBox []float64 }
+		if err := json.Unmarshal(d, &f); err != nil {
+			t.Fatal(err)
+		}
+		b[0], b[1], b[2], b[3] = min(b[0], f.BBox[0]), min(b[1], f.BBox[1]), max(b[2], f.BBox[2]), max(b[3], f.BBox[3])
+	}
+	doc, err := json.Marshal(map[string]any{"type": "Feature", "id": "synth-dem", "collection": "synth-dem", "bbox": b,
+		"properties": map[string]any{"datetime": "2000-02-11T00:00:00Z"},
+		"assets":     map[string]any{"data": map[string]any{"href": filepath.Join(dir, "dem.tif")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // setFlag replaces the value of a flag in args.

@@ -287,7 +287,7 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	if err := r.loadCatalog(ctx, in, owned); err != nil {
 		return nil, err
 	}
-	err = r.openDEM(ctx, in)
+	err = r.openDEM(ctx, in, owned)
 	r.in = in
 	if err == nil {
 		err = checkCodes(cfg, in.cat)
@@ -400,20 +400,29 @@ func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field) e
 // openDEM opens the elevation model, when given. A DEM that cannot be
 // opened, has no CRS or is coarser than IN 6.3 allows is a configuration
 // error: every talhão would lack its slope.
-func (r *run) openDEM(ctx context.Context, in *inputs) error {
+func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field) error {
 	src := r.cfg.DEM
 	if src == "" {
 		return nil
 	}
-	dem, err := slope.Open(ctx, src)
+	var dem *slope.DEM
+	var err error
+	if strings.HasPrefix(src, "stac:") {
+		dem, err = r.openSTACDEM(ctx, strings.TrimPrefix(src, "stac:"), owned)
+	} else {
+		dem, err = slope.Open(ctx, src)
+	}
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || errors.Is(err, ErrCatalogSearch) {
 			return err
 		}
 		return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
 	}
 	in.dem = dem
 	in.finger[src] = "gdal:" + storage.GDALPath(src)
+	if r.m.DEMSearch != nil {
+		in.finger[src] = sha([]byte(strings.Join(r.m.DEMSearch.Tiles, "\n")))
+	}
 	return nil
 }
 

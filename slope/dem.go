@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/airbusgeo/godal"
 	"github.com/paulmach/orb"
@@ -446,3 +447,34 @@ func WriteCOG(ctx context.Context, dst string, dem []float32, width, height int,
 	}
 	return nil
 }
+
+// OpenMosaic opens DEM tiles (locations or GDAL paths, such as the tiles a
+// STAC search found) as one virtual mosaic, a VRT held in memory; name is
+// what Source reports and messages say.
+func OpenMosaic(ctx context.Context, name string, tiles []string) (*DEM, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open DEM %s: %w", name, err)
+	}
+	if len(tiles) == 0 {
+		return nil, fmt.Errorf("open DEM %s: no tile", name)
+	}
+	storage.InitGDAL()
+	paths := make([]string, len(tiles))
+	for i, t := range tiles {
+		paths[i] = storage.GDALPath(t)
+	}
+	mosaicSeq.Add(1)
+	ds, err := godal.BuildVRT(fmt.Sprintf("/vsimem/manejo-dem-mosaic-%d.vrt", mosaicSeq.Load()), paths, nil)
+	if err != nil {
+		return nil, fmt.Errorf("open DEM %s: mosaic of %d tiles: %w", name, len(tiles), err)
+	}
+	d := &DEM{src: name, ds: ds}
+	if err := d.init(); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("open DEM %s: %w", name, err)
+	}
+	return d, nil
+}
+
+// mosaicSeq names each in-memory mosaic apart.
+var mosaicSeq atomic.Int64
