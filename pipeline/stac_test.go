@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/stacapi/stactest"
 )
@@ -135,4 +137,64 @@ func setFlag(args []string, name, v string) {
 			args[i+1] = v
 		}
 	}
+}
+
+// TestAllowMissingQA: the synthetic catalog without its SCL assets. Without
+// --allow-missing-qa every scene is skipped (missing-asset), as before;
+// with it the scenes are read unmasked, every observation read is flagged
+// no-qa in observations.parquet, and run.json records the choice.
+func TestAllowMissingQA(t *testing.T) {
+	dir := archive(t)
+	tmp := t.TempDir()
+	var feats []map[string]any
+	for _, d := range archiveItems(t, dir) {
+		var f map[string]any
+		if err := json.Unmarshal(d, &f); err != nil {
+			t.Fatal(err)
+		}
+		delete(f["assets"].(map[string]any), "scl")
+		feats = append(feats, f)
+	}
+	b, _ := json.Marshal(map[string]any{"type": "FeatureCollection", "features": feats})
+	cat := filepath.Join(tmp, "catalog.json")
+	if err := os.WriteFile(cat, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(allow []string) (string, map[string]any) {
+		out := t.TempDir()
+		cfg := baseConfig(t, dir, out)
+		cfg.Catalog, cfg.AllowHrefPrefix, cfg.AllowMissingQA = cat, []string{dir}, allow
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		return out, readJSON(t, filepath.Join(out, "run.json"))
+	}
+	_, m := run(nil)
+	if sk := m["skipped_scenes"].(map[string]any); sk["missing-asset"] == nil || m["parameters"].(map[string]any)["allow-missing-qa"] != nil {
+		t.Errorf("without the flag: skipped %v; want scenes skipped as missing-asset", sk)
+	}
+	out, m := run([]string{"sentinel-2-l2a"})
+	if m["parameters"].(map[string]any)["allow-missing-qa"] != "sentinel-2-l2a" {
+		t.Errorf("parameters %v: want allow-missing-qa recorded", m["parameters"])
+	}
+	obs, err := export.ReadDataset[export.ObsRow](os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagged, valued := 0, 0
+	for _, o := range obs {
+		if o.MaskReason != nil && *o.MaskReason == "no-qa" {
+			flagged++
+			if o.NDVI != nil {
+				valued++
+			}
+		} else if o.MaskReason == nil {
+			t.Errorf("observation %s %s %v: not flagged although its scene had no QA", o.FieldID, o.CellID, o.Date)
+			break
+		}
+	}
+	if flagged == 0 || valued != flagged {
+		t.Errorf("%d observations flagged no-qa, %d with NDVI; want all read ones flagged, values kept", flagged, valued)
+	}
+	t.Logf("%d observations, %d flagged no-qa", len(obs), flagged)
 }

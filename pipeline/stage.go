@@ -50,6 +50,12 @@ func newManifest(cfg Config, start time.Time, runID string) *runManifest {
 		"cell-ha": fmt.Sprint(cfg.Grid.CellHa), "edge-buffer-m": fmt.Sprint(cfg.Grid.EdgeBufferM),
 		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage.Effective()),
 	}
+	if len(cfg.Collections) > 0 {
+		m.Parameters["collections"] = strings.Join(cfg.Collections, ",")
+	}
+	if len(cfg.AllowMissingQA) > 0 {
+		m.Parameters["allow-missing-qa"] = strings.Join(cfg.AllowMissingQA, ",")
+	}
 	m.Counts, m.Timings, m.Skipped = map[string]int64{}, map[string]export.Timing{}, map[string]int64{}
 	return m
 }

@@ -83,8 +83,12 @@ type Config struct {
 	Grid            grid.Options
 	AllowHrefPrefix []string                   // asset hrefs must start with one of these (when given)
 	SeriesProfiles  map[string]*series.Profile // collection → profile overrides
-	Tillage         tillage.Params             // zero = tillage.DefaultParams()
-	Coverage        coverage.Params
+	// AllowMissingQA lists collections whose scenes are read without their
+	// QA asset when they lack it (an NDVI-only cube): their observations
+	// are flagged no-qa; other collections' scenes without QA are skipped.
+	AllowMissingQA []string
+	Tillage        tillage.Params // zero = tillage.DefaultParams()
+	Coverage       coverage.Params
 
 	Version  string    // manejo version, recorded in every output
 	Progress io.Writer // human-readable log lines; nil = silent
@@ -154,6 +158,9 @@ func (c *Config) defaults() error {
 	}
 	if c.Codes == nil {
 		return errors.New("satellite codes are required (--satellite-codes)")
+	}
+	if err := c.allowMissingQA(); err != nil {
+		return err
 	}
 	if c.OperatorCNPJ != "" {
 		d, ok := sinm.NormalizeCNPJ(c.OperatorCNPJ)
@@ -680,6 +687,9 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	}
 	if cfg.MaxCellScenes != 0 { // likewise: it decides which talhões are refused
 		fmt.Fprintf(&b, "max-cell-scenes=%d\n", cfg.MaxCellScenes)
+	}
+	if len(cfg.AllowMissingQA) > 0 {
+		fmt.Fprintf(&b, "allow-missing-qa=%s\n", strings.Join(cfg.AllowMissingQA, ","))
 	}
 	p, _ := json.Marshal(struct {
 		Version, Season, AgriYearStart, From, AsOf, Codes, Shard string

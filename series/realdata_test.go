@@ -201,8 +201,9 @@ func TestSinopMOD13Q1MatchesGdallocationinfo(t *testing.T) {
 			if !ok {
 				t.Fatalf("no observation for point %d on %s", i+1, date)
 			}
-			if o.Mask != "" || math.Abs(float64(o.NDVI)-w*0.0001) > 1e-6 {
-				t.Errorf("point %d %s: NDVI %v mask %q, gdallocationinfo %v × 0.0001", i+1, date, o.NDVI, o.Mask, w)
+			// Read without QA: every observation is flagged no-qa, values kept.
+			if o.Mask != FlaggedNoQA || math.Abs(float64(o.NDVI)-w*0.0001) > 1e-6 {
+				t.Errorf("point %d %s: NDVI %v mask %q, gdallocationinfo %v × 0.0001 flagged no-qa", i+1, date, o.NDVI, o.Mask, w)
 			}
 			if i == 6 {
 				p7 = append(p7, float64(o.NDVI))
@@ -254,8 +255,8 @@ func TestRstoolboxSen2Baseline04(t *testing.T) {
 	want := [][2]float64{{0.7211, 0.3749}, {0.9142, 0.4544}, {-0.0538, 0.0877}}
 	for i, w := range want {
 		o := obs[i]
-		if o.Mask != "" || math.Abs(float64(o.NDVI)-w[0]) > 5e-5 || math.Abs(float64(o.NDTI)-w[1]) > 5e-5 {
-			t.Errorf("cell %s: NDVI %.4f NDTI %.4f mask %q, want %.4f %.4f", o.CellID, o.NDVI, o.NDTI, o.Mask, w[0], w[1])
+		if o.Mask != FlaggedNoQA || math.Abs(float64(o.NDVI)-w[0]) > 5e-5 || math.Abs(float64(o.NDTI)-w[1]) > 5e-5 {
+			t.Errorf("cell %s: NDVI %.4f NDTI %.4f mask %q, want %.4f %.4f flagged no-qa (no SCL)", o.CellID, o.NDVI, o.NDTI, o.Mask, w[0], w[1])
 		}
 	}
 }

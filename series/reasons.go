@@ -64,6 +64,11 @@ const (
 	// scene. Used while sampling only: such a cell gets no observation
 	// (counted as SkipOutsideScene), so no row carries this reason.
 	MaskedOutsideScene MaskReason = "outside-scene"
+	// FlaggedNoQA is a flag, not a mask: the values are kept, but the
+	// scene had no QA asset and was read unmasked because its profile
+	// allows it (Profile.QAOptional, manejo run --allow-missing-qa):
+	// clouds and shadows were not removed from it.
+	FlaggedNoQA MaskReason = "no-qa"
 )
 
 // only marks a reason as touching one index ("ndti", "ndvi") only.

@@ -658,11 +658,25 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 		mask, skip = r.read(ctx, p, roles, qa, lon, lat)
 		if skip == nil {
 			ss.read = true
-			return indices(it, p, roles, mask, cells, grids, &ss), ss
+			obs := indices(it, p, roles, mask, cells, grids, &ss)
+			if qa == nil && len(p.QA) > 0 {
+				flagNoQA(obs)
+			}
+			return obs, ss
 		}
 	}
 	ss.skip(it, skip.asset, skip.reason, 1, skip.err)
 	return nil, ss
+}
+
+// flagNoQA flags the valid observations of a scene read without its QA
+// asset (FlaggedNoQA).
+func flagNoQA(obs []Obs) {
+	for i := range obs {
+		if obs[i].Mask == "" {
+			obs[i].Mask = FlaggedNoQA
+		}
+	}
 }
 
 // modisCells keeps the cells a MODIS scene may sample (IN 6.4 I) and counts

@@ -45,7 +45,7 @@ type runFlags struct {
 	codes, codesFile                     string
 	shards                               int
 	quiet                                bool
-	allow, collections                   stringList
+	allow, collections, noQA             stringList
 	tp                                   tillage.Params
 	cp                                   coverage.Params
 }
@@ -55,6 +55,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.Fields, "fields", "", "talhões: GeoJSON, GeoPackage, Shapefile or KML; local path, s3:// or https:// (required)")
 	fs.StringVar(&f.cfg.IDField, "id-field", "id", "property holding the talhão id")
 	fs.StringVar(&f.cfg.Catalog, "catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or NDJSON; local, s3:// or https://; or a STAC API root URL, searched by the talhões' footprint and dates (required)")
+	fs.Var(&f.noQA, "allow-missing-qa", "read this collection's scenes that lack their QA asset (an NDVI-only cube) unmasked, their observations flagged no-qa (repeatable or comma-separated)")
 	fs.Var(&f.collections, "collections", "collections searched when --catalog is a STAC API (comma-separated; default per API, see docs/stac-api.md)")
 	fs.StringVar(&f.cfg.DEM, "dem", "", "DEM for slope: any GDAL raster (NASADEM 1″, a VRT mosaic, a COG on s3://); empty leaves slope missing")
 	fs.StringVar(&f.cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
@@ -134,7 +135,7 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 		return cfg, usagef("tillage parameters: %v", err)
 	}
 	cfg.Tillage, cfg.Coverage = f.tp, f.cp
-	cfg.AllowHrefPrefix, cfg.Collections = f.allow, f.collections
+	cfg.AllowHrefPrefix, cfg.Collections, cfg.AllowMissingQA = f.allow, f.collections, f.noQA
 	cfg.Version = version
 	return cfg, nil
 }
