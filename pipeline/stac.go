@@ -143,8 +143,7 @@ func FreezeCatalog(ctx context.Context, cfg FreezeConfig) (*stacapi.Result, erro
 	if api == nil {
 		return nil, fmt.Errorf("%s is not a STAC API root (no item-search conformance nor rel=search link)", cfg.API)
 	}
-	sc := stacapi.Config{Collections: cfg.Collections, BBox: cfg.BBox, From: cfg.From, To: cfg.To, Client: c,
-		AllowHrefPrefix: cfg.AllowHrefPrefix}
+	sc := stacapi.Config{Collections: cfg.Collections, BBox: cfg.BBox, From: cfg.From, To: cfg.To, Client: c}
 	if cfg.Fields != "" {
 		fields, bad, err := ReadFields(ctx, cfg.Fields, cfg.IDField)
 		if err != nil {
@@ -157,7 +156,7 @@ func FreezeCatalog(ctx context.Context, cfg FreezeConfig) (*stacapi.Result, erro
 			sc.Footprints = append(sc.Footprints, f.Geometry.Bound())
 		}
 	}
-	_, res, err := stacapi.Find(ctx, api, sc)
+	res, err := stacapi.Collect(ctx, api, sc)
 	if err != nil {
 		return res, err
 	}

@@ -48,15 +48,34 @@ var DefaultCollections = map[string][]string{
 // no default.
 var ErrNoCollections = errors.New("stacapi: name the collections to search (--collections)")
 
-// Find searches api for cfg, drops duplicates, applies the access rules and
-// returns the catalog with the search's figures. A search that fails
-// after the retries returns an error wrapping ErrSearch.
+// Find searches api for cfg (Collect), applies the access rules and
+// returns the catalog with the search's figures. A search that fails after
+// the retries returns an error wrapping ErrSearch.
 func Find(ctx context.Context, api *API, cfg Config) (*series.Catalog, *Result, error) {
+	res, err := Collect(ctx, api, cfg)
+	if err != nil {
+		return nil, res, err
+	}
+	if cfg.Access != nil {
+		if err := cfg.Access.Apply(ctx, res.Items); err != nil {
+			return nil, res, err
+		}
+	}
+	cat, err := series.NewCatalog(res.Items, api.Root, cfg.AllowHrefPrefix)
+	if err != nil {
+		return nil, res, err
+	}
+	return cat, res, nil
+}
+
+// Collect runs the searches of cfg (one per footprint group) and drops
+// duplicates: the items as the API gave them, unsigned.
+func Collect(ctx context.Context, api *API, cfg Config) (*Result, error) {
 	cols := cfg.Collections
 	if len(cols) == 0 {
 		u, _ := url.Parse(api.Root)
 		if cols = DefaultCollections[strings.ToLower(u.Hostname())]; len(cols) == 0 {
-			return nil, nil, ErrNoCollections
+			return nil, ErrNoCollections
 		}
 	}
 	c := cfg.Client
@@ -77,20 +96,11 @@ func Find(ctx context.Context, api *API, cfg Config) (*series.Catalog, *Result, 
 	for _, b := range boxes {
 		q := Query{Collections: cols, BBox: b, From: cfg.From, To: cfg.To}
 		if _, err := c.Search(ctx, api, q, res); err != nil {
-			return nil, res, err
+			return res, err
 		}
 	}
 	res.Dedupe()
-	if cfg.Access != nil {
-		if err := cfg.Access.Apply(ctx, res.Items); err != nil {
-			return nil, res, err
-		}
-	}
-	cat, err := series.NewCatalog(res.Items, api.Root, cfg.AllowHrefPrefix)
-	if err != nil {
-		return nil, res, err
-	}
-	return cat, res, nil
+	return res, nil
 }
 
 // Groups merges bounds that come within pad degrees of each other into
