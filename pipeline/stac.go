@@ -249,3 +249,17 @@ func (c *Config) allowMissingQA() error {
 	c.SeriesProfiles = profiles
 	return nil
 }
+
+// resign applies the access rules to the catalog again before a batch is
+// read: SAS-signed hrefs get the current token (fetched anew when the old
+// one nears its expiry), so a run longer than a token's life never reads
+// with a lapsed one.
+func (in *inputs) resign(ctx context.Context) error {
+	if in.access == nil || in.cat == nil {
+		return nil
+	}
+	if err := in.access.Apply(ctx, in.cat.Items); err != nil {
+		return fmt.Errorf("%w: signing the catalog's hrefs: %v", ErrCatalogSearch, err)
+	}
+	return nil
+}

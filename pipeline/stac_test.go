@@ -3,14 +3,21 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/testkit"
+	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/stacapi/stactest"
 )
 
@@ -197,4 +204,39 @@ func TestAllowMissingQA(t *testing.T) {
 		t.Errorf("%d observations flagged no-qa, %d with NDVI; want all read ones flagged, values kept", flagged, valued)
 	}
 	t.Logf("%d observations, %d flagged no-qa", len(obs), flagged)
+}
+
+// TestSearchFailureStopsRun: an API whose search keeps answering 503 (after
+// every retry) stops the run with ErrCatalogSearch before any scene is
+// read: no dataset and no payload, never an empty series taken as real.
+func TestSearchFailureStopsRun(t *testing.T) {
+	dir := archive(t)
+	var searches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/search" {
+			searches.Add(1)
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, `{"type":"Catalog","conformsTo":["https://api.stacspec.org/v1.0.0/item-search"],"links":[{"rel":"search","method":"POST","href":"/search"}]}`)
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	cfg := baseConfig(t, dir, out)
+	var waits []time.Duration
+	cfg.Catalog, cfg.Collections, cfg.AllowHrefPrefix = srv.URL+"/", []string{"sentinel-2-l2a"}, []string{dir}
+	cfg.STAC = &stacapi.Client{Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+	_, err := Run(context.Background(), cfg)
+	if !errors.Is(err, ErrCatalogSearch) || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Fatalf("Run: %v; want ErrCatalogSearch naming the 503", err)
+	}
+	if int(searches.Load()) != stacapi.MaxAttempts || len(waits) != stacapi.MaxAttempts-1 || waits[0] != time.Second {
+		t.Errorf("%d search requests, waits %v; want %d attempts, each wait the Retry-After of 1 s", searches.Load(), waits, stacapi.MaxAttempts)
+	}
+	for _, f := range []string{"observations.parquet", "indicators.parquet", "sinm"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Errorf("%s written by a run whose search failed", f)
+		}
+	}
 }

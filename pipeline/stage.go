@@ -223,6 +223,9 @@ func (s *stage) committed(ctx context.Context, marker string, ids []string) (bat
 func (s *stage) sample(ctx context.Context, b int, grids []grid.Grid, sum *batchSummary) ([]series.Obs, series.Stats, error) {
 	cfg := s.in.cfg
 	var gdalCfg []string
+	if err := s.in.resign(ctx); err != nil {
+		return nil, series.Stats{}, err
+	}
 	cb, err := s.beginCache(ctx, grids)
 	if err != nil {
 		return nil, series.Stats{}, err

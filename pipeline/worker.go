@@ -176,6 +176,7 @@ func (c *Config) defaults() error {
 type inputs struct {
 	cfg      Config
 	cat      *series.Catalog
+	access   *stacapi.Access // signs the catalog again before each batch; nil when nothing needs it
 	dem      *slope.DEM
 	declared coverage.Declarations
 	finger   map[string]string // input location → sha256 or description
@@ -394,7 +395,7 @@ func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field) e
 	if err != nil {
 		return err
 	}
-	in.cat = cat
+	in.cat, in.access = cat, r.access()
 	for _, p := range problems {
 		r.m.addSkipped("catalog", p.Error())
 	}

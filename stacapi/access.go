@@ -49,6 +49,7 @@ type Access struct {
 
 	mu     sync.Mutex
 	tokens map[string]sasToken // account/container → token
+	issued map[string]bool     // every token handed out: a query manejo added
 	// Fetched counts token endpoint requests (for tests and run.json).
 	Fetched int
 }
@@ -81,7 +82,9 @@ func (a *Access) now() time.Time {
 
 // Apply sets the access rules on every asset of items: PC hrefs signed,
 // Earthdata and requester-pays GDAL options attached. It fails when a SAS
-// token cannot be had (the scenes would all be unreadable).
+// token cannot be had (the scenes would all be unreadable). Calling it
+// again (before each batch) signs hrefs it signed before with the current
+// token, so a long run never reads with a lapsed one.
 func (a *Access) Apply(ctx context.Context, items []*series.Item) error {
 	hosts := a.EarthdataHosts
 	if hosts == nil {
@@ -118,7 +121,10 @@ func (a *Access) asset(ctx context.Context, href string, hosts []string, tok str
 	switch {
 	case strings.HasSuffix(u.Hostname(), ".blob.core.windows.net"):
 		if u.RawQuery != "" {
-			return nil, href, nil // already signed
+			if !a.ours(u.RawQuery) {
+				return nil, href, nil // signed by the catalog's author
+			}
+			href = strings.TrimSuffix(href, "?"+u.RawQuery) // signed here before: sign again
 		}
 		t, err := a.sas(ctx, u)
 		if err != nil {
@@ -161,10 +167,18 @@ func (a *Access) sas(ctx context.Context, u *url.URL) (string, error) {
 		return "", err
 	}
 	if a.tokens == nil {
-		a.tokens = map[string]sasToken{}
+		a.tokens, a.issued = map[string]sasToken{}, map[string]bool{}
 	}
 	a.tokens[key] = t
+	a.issued[t.token] = true
 	return t.token, nil
+}
+
+// ours reports whether a query is a token this Access handed out.
+func (a *Access) ours(q string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.issued[q]
 }
 
 func (a *Access) fetchSAS(ctx context.Context, key string) (sasToken, error) {

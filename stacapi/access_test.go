@@ -107,14 +107,28 @@ func TestSASSigning(t *testing.T) {
 			t.Errorf("%s: %s, %d token requests; want %s, %d", s.whyCached, got, ts.count(), s.want, s.fetches)
 		}
 	}
-	if ts.paths[0] != "/api/sas/v1/token/sentinel2l2a01/sentinel2-l2" || ts.paths[1] != "/api/sas/v1/token/landsateuwest/landsat-c2" {
+	// Signing again (the next batch) replaces a token handed out here
+	// by the current one: at 2 h the token of 0:46 has lapsed.
+	it := blobItem("x", a)
+	clock = start.Add(50 * time.Minute)
+	if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
+		t.Fatal(err)
+	}
+	clock = start.Add(2 * time.Hour)
+	if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
+		t.Fatal(err)
+	}
+	if got := it.Assets["B04"].Href; got != a+"?"+ts.token(3) || ts.count() != 4 {
+		t.Errorf("re-signed at 2 h: %s (%d token requests), want the fresh token %s", got, ts.count(), ts.token(3))
+	}
+		if ts.paths[0] != "/api/sas/v1/token/sentinel2l2a01/sentinel2-l2" || ts.paths[1] != "/api/sas/v1/token/landsateuwest/landsat-c2" {
 		t.Errorf("token paths %v", ts.paths)
 	}
 	// A busy token endpoint is waited for, not turned into unsigned reads.
 	ts.fail = 1
 	clock = start.Add(3 * time.Hour)
 	t0 := time.Now()
-	if got := sign(a); got != a+"?"+ts.token(3) || time.Since(t0) < time.Second {
+	if got := sign(a); got != a+"?"+ts.token(4) || time.Since(t0) < time.Second {
 		t.Errorf("after a 503 with Retry-After: 1: %s after %v; want a fresh token after ≥ 1 s", got, time.Since(t0))
 	}
 }
