@@ -53,7 +53,7 @@ type ObsRow struct {
 	ItemID     string    `parquet:"item_id,dict" doc:"STAC item id of the scene"`
 	NDVI       *float32  `parquet:"ndvi,optional" unit:"-1..1" doc:"(NIR − Red)/(NIR + Red) at the cell centre; null when masked"`
 	NDTI       *float32  `parquet:"ndti,optional" unit:"-1..1" doc:"(SWIR1 − SWIR2)/(SWIR1 + SWIR2) at the cell centre; null when masked"`
-	MaskReason *string   `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear"`
+	MaskReason *string   `parquet:"mask_reason,optional,dict" doc:"why the observation was dropped (cloud, shadow, nodata, ...); null when clear. One value is a flag, not a drop: no-qa keeps ndvi/ndti of a scene read without its QA asset (--allow-missing-qa), clouds not removed"`
 	// The surface reflectances the indices were computed from, so that
 	// manejo analyse can rerun the analysis from this dataset alone.
 	Red    *float32 `parquet:"red,optional" unit:"0..1" doc:"surface reflectance, red band, at the cell centre; null when masked or not read"`
