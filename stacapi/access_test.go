@@ -121,7 +121,7 @@ func TestSASSigning(t *testing.T) {
 	if got := it.Assets["B04"].Href; got != a+"?"+ts.token(3) || ts.count() != 4 {
 		t.Errorf("re-signed at 2 h: %s (%d token requests), want the fresh token %s", got, ts.count(), ts.token(3))
 	}
-		if ts.paths[0] != "/api/sas/v1/token/sentinel2l2a01/sentinel2-l2" || ts.paths[1] != "/api/sas/v1/token/landsateuwest/landsat-c2" {
+	if ts.paths[0] != "/api/sas/v1/token/sentinel2l2a01/sentinel2-l2" || ts.paths[1] != "/api/sas/v1/token/landsateuwest/landsat-c2" {
 		t.Errorf("token paths %v", ts.paths)
 	}
 	// A busy token endpoint is waited for, not turned into unsigned reads.
