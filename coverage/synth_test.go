@@ -87,3 +87,5 @@ var (
 	hardN        = flag.Int("hardn", 300, "talhões of the held-out harder harness")
 	fixedStraw   = flag.Bool("fixedstraw", false, "harder harness: the reference straw given, no straw calibration (the estimator before issue 17)")
 )
+
+var oracleDry = flag.Bool("oracledry", false, "diag")

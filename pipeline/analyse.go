@@ -203,12 +203,14 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 		cs := byCell[c.ID]
 		tc := tillage.Cell{ID: c.ID, Border: c.Border}
 		for i, d := range cs.dates {
-			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i]})
+			r := cs.refl[i]
+			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3]})
 		}
 		tcells = append(tcells, tc)
 	}
 	var kept []tillage.Event
-	for _, e := range tillage.Detect(tcells, cfg.Tillage) {
+	// The talhão's own soil, the calibration coverage reads with too (issue 17).
+	for _, e := range tillage.Detect(tcells, tillage.Calibrate(tcells, cfg.Tillage)) {
 		if !e.Date.After(cfg.AsOf) {
 			kept = append(kept, e)
 		}

@@ -319,3 +319,21 @@ func PriorStraw(sd float64) StrawFit {
 func (f SoilFit) AtEdge() bool {
 	return f.SWIR1 <= fitSWIRLo+fitSWIRStep/2 || f.SWIR1 >= fitSWIRHi-fitSWIRStep/2
 }
+
+// MinFieldSoilObs is the number of valid readings FieldSoil needs.
+const MinFieldSoilObs = 30
+
+// FieldSoil is the one talhão soil calibration of manejo, which tillage
+// and coverage both read their readings with: FitSoil of the reference
+// green, straw and soil on rs (a talhão's readings with little green
+// canopy), kept only when it uses at least MinFieldSoilObs readings and
+// its SWIR1 factor is not on the edge of its grid (AtEdge: the readings
+// are not mixtures of the template family — another soil class, wet
+// dates —, so the reference soil is the safer reading).
+func FieldSoil(rs []Spectrum) (SoilFit, bool) {
+	f, ok := FitSoil(GreenSpectrum, StrawSpectrum, SoilSpectrum, rs, MinFieldSoilObs)
+	if !ok || f.AtEdge() {
+		return SoilFit{}, false
+	}
+	return f, true
+}

@@ -157,7 +157,11 @@ func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao c
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
-		ev := Detect(cells, p)
+		q := p
+		if !*noCalib {
+			q = Calibrate(cells, p) // the talhão's soil, as the pipeline reads it
+		}
+		ev := Detect(cells, q)
 		talhao.add(g, eventsAsBreaks(ev), truth)
 		trueEv := make([]Event, len(truth))
 		for k, d := range truth {
@@ -172,7 +176,7 @@ func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao c
 			ta.sameLevel++
 		}
 		if borderOnly {
-			bs.add(g, p, cells, ev)
+			bs.add(g, q, cells, ev)
 		}
 	}
 	return cell, talhao, bs, ta

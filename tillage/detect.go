@@ -15,6 +15,10 @@ import (
 type Obs struct {
 	Date       time.Time
 	NDVI, NDTI float64
+	// Red, NIR, SWIR1 and SWIR2 are the surface reflectances (0..1) the
+	// indices were made of, when the caller has them (0 or NaN: not read);
+	// Calibrate fits the talhão's soil from them.
+	Red, NIR, SWIR1, SWIR2 float64
 }
 
 // Params configures break detection and talhão aggregation. Build it with

@@ -45,6 +45,7 @@ func toObs(o []pheno.Obs) []Obs {
 		out[i] = Obs{Date: x.Date, NDVI: math.NaN(), NDTI: math.NaN()}
 		if !x.Cloud {
 			out[i].NDVI, out[i].NDTI = x.R.NDVI(), x.R.NDTI()
+			out[i].Red, out[i].NIR, out[i].SWIR1, out[i].SWIR2 = x.R.Red, x.R.NIR, x.R.SWIR1, x.R.SWIR2
 		}
 	}
 	return out

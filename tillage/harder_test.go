@@ -21,6 +21,7 @@ import (
 var (
 	hardSeed = flag.Uint64("hardseed", 20272, "held-out seed of the harder tillage harness (-accuracy)")
 	hardN    = flag.Int("hardn", 300, "talhões with tillage (and as many without) of the held-out harder harness")
+	noCalib  = flag.Bool("nocalib", false, "harder harness: Detect with the reference soil (no Calibrate), the detector before issue 17")
 )
 
 // ndtiDrop is the baseline's drop threshold (NDTI units), set on the
@@ -83,7 +84,11 @@ func talhaoOnly(g generator, p Params, nT int, seed uint64, drop float64) (det, 
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
-		d, b := eventsAsBreaks(Detect(cells, p)), ndtiDropRule(cells, drop)
+		q := p
+		if !*noCalib {
+			q = Calibrate(cells, p)
+		}
+		d, b := eventsAsBreaks(Detect(cells, q)), ndtiDropRule(cells, drop)
 		det.add(g, d, truth)
 		base.add(g, b, truth)
 		fDet.add(len(d) > 0, len(truth) > 0)

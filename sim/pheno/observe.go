@@ -76,8 +76,16 @@ func (s *Scenario) Observe(rng *rand.Rand, dates []time.Time, o ObsOptions) []Ob
 			SWIR2: math.Max(0.001, r.SWIR2*k+o.Noise*rng.NormFloat64()),
 		}
 		obs := Obs{Date: zarc.Day(d), R: r}
+		// In the varied world a rainy day's pass is cloudy; the other
+		// days' cloud chance is lowered so the month's cloud loss stays
+		// CloudProb.
+		pc := math.Min(0.98, CloudProb(d)*o.CloudScale)
+		rain := s.rained(d)
+		if r := rainByMonth[d.Month()-1]; s.world != nil && pc > r {
+			pc = (pc - r) / (1 - r)
+		}
 		switch {
-		case rng.Float64() < math.Min(0.98, CloudProb(d)*o.CloudScale):
+		case rng.Float64() < pc || rain:
 			obs.Cloud = true
 			obs.R = Cloudy(rng, r)
 		case o.ResidueProb > 0 && rng.Float64() < o.ResidueProb:

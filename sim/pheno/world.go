@@ -90,6 +90,7 @@ type world struct {
 	// Darkening of straw and soil at full wetness: VNIR, SWIR1, SWIR2.
 	wetStraw, wetSoil [3]float64
 	wet               []float64 // daily wetness 0..1, index = days since Start
+	rain              []bool    // a wetting rain fell that day (its pass is cloudy)
 }
 
 func jitter(rng *rand.Rand, r Reflectance, a float64) Reflectance {
@@ -113,13 +114,14 @@ func (s *Scenario) drawWorld(rng *rand.Rand) {
 	w.wetStraw = [3]float64{kv, k1, k1 * uniform(rng, 0.65, 0.85)}
 	w.wetSoil = [3]float64{kv, k1, k1 * uniform(rng, 0.95, 1.08)}
 	n := s.index(s.End) + 1
-	w.wet = make([]float64, n)
+	w.wet, w.rain = make([]float64, n), make([]bool, n)
 	wet := 0.0
 	for i := range n {
 		d := s.Start.AddDate(0, 0, i)
 		wet *= math.Exp(-1 / wetDryingDays)
 		if rng.Float64() < rainByMonth[d.Month()-1] {
 			wet = math.Max(wet, uniform(rng, 0.5, 1))
+			w.rain[i] = true
 		}
 		w.wet[i] = wet
 	}
@@ -179,4 +181,25 @@ func (s *Scenario) Wetness(d time.Time) float64 {
 		return 0
 	}
 	return s.world.wet[max(0, min(s.index(d), len(s.world.wet)-1))]
+}
+
+// GroundStrawSpectrum returns the dry ground-straw spectrum on day d (its
+// residue type and age; StrawEndmember in the reference world).
+func (s *Scenario) GroundStrawSpectrum(d time.Time) Reflectance {
+	if s.world == nil {
+		return StrawEndmember
+	}
+	i := max(0, min(s.index(d), len(s.green)-1))
+	return s.world.agedStraw(s.residue[i], float64(s.residueAge[i]))
+}
+
+// rained reports whether a wetting rain fell on day d (varied world only):
+// the pass of a rainy day is cloudy, so a clear reading is at best a day
+// after the rain, on a surface drying since.
+func (s *Scenario) rained(d time.Time) bool {
+	if s.world == nil {
+		return false
+	}
+	i := s.index(d)
+	return i >= 0 && i < len(s.world.rain) && s.world.rain[i]
 }

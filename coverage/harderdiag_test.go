@@ -1,0 +1,72 @@
+package coverage
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/spectral"
+)
+
+// TestHarderDiagnostics splits the harder world's straw-cover error by
+// what the estimator is given (-covdiag; tuning seed -hardtune): the true
+// dry straw and soil spectra (an oracle ceiling: what is left is wetness,
+// clouds, noise and the window design), the true soil only, the true straw
+// only, and nothing (the default calibration). True sowing dates.
+func TestHarderDiagnostics(t *testing.T) {
+	if !*covdiag {
+		t.Skip("diagnostics: run with -covdiag")
+	}
+	rng := rand.New(rand.NewPCG(*hardTuneSeed, 2027))
+	contract, _ := ParseSeason("2026/2027", MonthDay{})
+	type acc struct{ abs, bias, n float64 }
+	res := map[string]*acc{}
+	names := []string{"default calibration", "true straw and soil", "true soil, reference straw", "true straw, soil fit"}
+	for _, n := range names {
+		res[n] = &acc{}
+	}
+	spec := func(r pheno.Reflectance) spectral.Endmember {
+		return spectral.Spectrum{Red: r.Red, NIR: r.NIR, SWIR1: r.SWIR1, SWIR2: r.SWIR2}.Endmember()
+	}
+	for k := 0; k < 60; k++ {
+		crop := pheno.Soja
+		if rng.Float64() < 0.2 {
+			crop = pheno.Milho
+		}
+		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 8, crop: crop, cloudScale: 1, spectra: pheno.SpectraVaried})
+		declared := map[string]Declared{}
+		for _, s := range contract.Assessed() {
+			sow, _ := f.trueSowing(s)
+			declared[s.Label] = Declared{Season: s.Label, Date: sow}
+		}
+		for _, n := range names {
+			for i, s := range contract.Assessed() {
+				sow, _ := f.trueSowing(s)
+				var p Params
+				switch n {
+				case "true straw and soil":
+					p = Params{Soil: spec(f.sc.Soil), Straw: spec(f.sc.GroundStrawSpectrum(sow))}
+				case "true soil, reference straw":
+					p = Params{Soil: spec(f.sc.Soil)}
+				case "true straw, soil fit":
+					p = Params{Straw: spec(f.sc.GroundStrawSpectrum(sow))}
+				}
+				c := Assess(f.cells, contract, declared, "", p)
+				sc := c.Seasons[i]
+				if !sc.OK {
+					continue
+				}
+				e := sc.CoverPct - f.sc.StrawPct(sow.AddDate(0, 0, -30), sow)
+				res[n].abs += math.Abs(e)
+				res[n].bias += e
+				res[n].n++
+			}
+		}
+	}
+	for _, n := range names {
+		a := res[n]
+		t.Log(fmt.Sprintf("%-28s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n))
+	}
+}
