@@ -252,7 +252,7 @@ func (s summary) String() string {
 // TestHarderAccuracySmall runs the harder harness on a tuning seed (few
 // talhões; the always-on check that it runs and reports).
 func TestHarderAccuracySmall(t *testing.T) {
-	n := 40
+	n := *hardTuneN
 	if testing.Short() {
 		n = 8
 	}

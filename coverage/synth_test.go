@@ -2,6 +2,7 @@ package coverage
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -85,7 +86,15 @@ var (
 	hardSeed     = flag.Uint64("hardseed", 20271, "held-out seed of the harder harness (TestAccuracyHarder)")
 	hardTuneSeed = flag.Uint64("hardtune", 11, "tuning seed of the harder harness (TestHarderAccuracySmall)")
 	hardN        = flag.Int("hardn", 300, "talhões of the held-out harder harness")
+	hardTuneN    = flag.Int("hardtunen", 40, "talhões of the harder harness's tuning run (TestHarderAccuracySmall)")
 	fixedStraw   = flag.Bool("fixedstraw", false, "harder harness: the reference straw given, no straw calibration (the estimator before issue 17)")
 )
 
 var oracleDry = flag.Bool("oracledry", false, "diag")
+
+func init() {
+	flag.Func("intervalscale", "diagnostics: the interval widening (default the package's)", func(s string) (err error) {
+		_, err = fmt.Sscan(s, &intervalScale)
+		return err
+	})
+}
