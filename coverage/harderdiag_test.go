@@ -1,7 +1,6 @@
 package coverage
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -67,6 +66,6 @@ func TestHarderDiagnostics(t *testing.T) {
 	}
 	for _, n := range names {
 		a := res[n]
-		t.Log(fmt.Sprintf("%-28s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n))
+		t.Logf("%-28s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n)
 	}
 }

@@ -90,8 +90,6 @@ var (
 	fixedStraw   = flag.Bool("fixedstraw", false, "harder harness: the reference straw given, no straw calibration (the estimator before issue 17)")
 )
 
-var oracleDry = flag.Bool("oracledry", false, "diag")
-
 func init() {
 	flag.Func("intervalscale", "diagnostics: the interval widening (default the package's)", func(s string) (err error) {
 		_, err = fmt.Sscan(s, &intervalScale)
