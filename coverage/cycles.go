@@ -220,7 +220,7 @@ func seasonCycles(s *daily, season Season, crop zarc.Crop, p Params) ([]Cycle, i
 			continue
 		}
 		sow := sowingOf(s, c, p.lag(crop))
-		if !sow.Before(ws.Add(-slack)) && !sow.After(we.Add(slack)) {
+		if !sow.Before(ws.Add(-slack)) && !sow.After(we.Add(slack)) && p.fitsCycle(crop, c) {
 			main = i
 			break
 		}

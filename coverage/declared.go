@@ -50,7 +50,7 @@ func (d Declarations) For(fieldID string) map[string]Declared {
 // "2024/25"; the declaration is keyed by the canonical label), sowing_date
 // is YYYY-MM-DD or DD/MM/YYYY (as pt-BR spreadsheets write it) and must fall
 // inside that season (whose year starts on yearStart; zero means 07-01),
-// crop is soja or milho.
+// crop is a crop zarc.ParseCrop reads (soja, milho, algodao-grupo-2, ...).
 //
 // The dialect is that of spreadsheets as well as plain CSV: a UTF-8 BOM is
 // skipped, lines starting with '#' are comments, and a first line with ';'
@@ -243,12 +243,12 @@ func parseDeclared(rec []string, col map[string]int, yearStart MonthDay) (Declar
 		return d, fmt.Errorf("talhão %q: sowing_date %s is outside season %s (%s to %s)", d.FieldID, raw, s.Label,
 			s.Start.Format(time.DateOnly), s.End.AddDate(0, 0, -1).Format(time.DateOnly))
 	}
-	switch c := strings.ToLower(get("crop")); c {
-	case "":
-	case string(zarc.Soja), string(zarc.Milho):
-		d.Crop = zarc.Crop(c)
-	default:
-		return d, fmt.Errorf("talhão %q: crop %q, want soja or milho", d.FieldID, c)
+	if c := get("crop"); c != "" {
+		crop, err := zarc.ParseCrop(c)
+		if err != nil {
+			return d, fmt.Errorf("talhão %q: %v", d.FieldID, err)
+		}
+		d.Crop = crop
 	}
 	return d, nil
 }

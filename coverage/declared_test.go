@@ -19,7 +19,7 @@ f3,2024/2025,2025-07-02,soja
 f4,2024/2025,10/14/2024,soja
 f5,2024/2026,2024-10-14,soja
 f1,2024/2025,2024-10-20,soja
-f6,2024/2025,2024-10-20,trigo
+f6,2024/2025,2024-10-20,arroz
 `
 	got, err := ReadSowingCSV(strings.NewReader(in), MonthDay{})
 	if len(got) != 3 {
@@ -35,7 +35,7 @@ f6,2024/2025,2024-10-20,trigo
 	if !errors.Is(err, ErrSowingCSV) {
 		t.Fatalf("err = %v, want ErrSowingCSV", err)
 	}
-	for _, want := range []string{"line 5:", "outside season 2024/2025", "line 6:", "DD/MM/YYYY", "line 7:", "YYYY/YYYY", "line 8:", "already declared on line 3", "line 9:", "trigo"} {
+	for _, want := range []string{"line 5:", "outside season 2024/2025", "line 6:", "DD/MM/YYYY", "line 7:", "YYYY/YYYY", "line 8:", "already declared on line 3", "line 9:", "arroz"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}

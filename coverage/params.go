@@ -161,8 +161,8 @@ const (
 	defaultHazeGreen    = 0.08
 )
 
-// defaultLagDays are the default LagDays.
-var defaultLagDays = map[zarc.Crop]float64{zarc.Soja: 25.7, zarc.Milho: 29.6}
+// defaultLagDays are the default LagDays (the crop table's).
+var defaultLagDays = cropLags()
 
 // lag returns the sowing-to-green-up lag of crop, in days.
 func (p Params) lag(crop zarc.Crop) float64 {
@@ -175,13 +175,11 @@ func (p Params) lag(crop zarc.Crop) float64 {
 	return defaultLagDays[zarc.Soja]
 }
 
-// defaultWindows are the plausible sowing windows of the main (summer) crop
-// in Mato Grosso and Paraná: soybean from the end of the sanitary break
-// (mid-September) to the end of December, summer maize from September.
-var defaultWindows = map[zarc.Crop][2]MonthDay{
-	zarc.Soja:  {{time.September, 15}, {time.December, 31}},
-	zarc.Milho: {{time.September, 1}, {time.December, 31}},
-}
+// defaultWindows are the plausible sowing windows of the main crop (the
+// crop table's): soybean from the end of the sanitary break (mid-September)
+// to the end of December, summer maize from September, and the others of
+// the table (docs/coverage.md "Crops").
+var defaultWindows = cropWindows()
 
 func (p Params) withDefaults() Params {
 	def := func(v *float64, d float64) {

@@ -55,8 +55,8 @@ func detect(s *daily, season Season, crop zarc.Crop, p Params) (Sowing, []Cycle,
 	}
 	ws, we := p.window(crop, season)
 	if main < 0 {
-		return Sowing{}, cs, fmt.Errorf("detect sowing %s: %w: %d cycle(s), none sown within %d days of %s..%s for %s",
-			season.Label, ErrNoMainCrop, len(cs), p.WindowSlackDays, ws.Format(time.DateOnly), we.Format(time.DateOnly), crop)
+		return Sowing{}, cs, fmt.Errorf("detect sowing %s: %w: %d cycle(s), none sown within %d days of %s..%s%s for %s",
+			season.Label, ErrNoMainCrop, len(cs), p.WindowSlackDays, ws.Format(time.DateOnly), we.Format(time.DateOnly), cycleRange(crop), crop)
 	}
 	c := cs[main]
 	d := sowingOf(s, c, p.lag(crop))

@@ -376,17 +376,15 @@ func setProps(f *Field, p map[string]any) error {
 	}
 	if v, ok := p["crop"]; ok && v != nil {
 		s, _ := v.(string)
-		switch zarc.Crop(strings.ToLower(strings.TrimSpace(s))) {
-		case zarc.Soja:
-			f.Crop = zarc.Soja
-		case zarc.Milho:
-			f.Crop = zarc.Milho
-		case "":
-			if s != "" || !isEmpty(v) {
-				return fmt.Errorf("crop %v: want soja or milho", v)
+		switch {
+		case strings.TrimSpace(s) != "":
+			c, err := zarc.ParseCrop(s)
+			if err != nil {
+				return err
 			}
-		default:
-			return fmt.Errorf("crop %q: want soja or milho", s)
+			f.Crop = c
+		case s != "" || !isEmpty(v):
+			return fmt.Errorf("crop %v: want a crop name (%s)", v, cropNames())
 		}
 	}
 	var err error
@@ -430,6 +428,15 @@ func keyProp(p map[string]any, name string) (string, error) {
 		}
 	}
 	return s, nil
+}
+
+// cropNames lists the crops a talhão may name.
+func cropNames() string {
+	var names []string
+	for _, c := range zarc.Crops() {
+		names = append(names, string(c))
+	}
+	return strings.Join(names, ", ")
 }
 
 func isEmpty(v any) bool { s, ok := v.(string); return ok && strings.TrimSpace(s) == "" }

@@ -65,7 +65,7 @@ func TestReadGeoJSONFeatures(t *testing.T) {
 		feat(`{"id":42}`, sq), // 2 numeric id
 		`{"type":"Feature","id":"F3","properties":null,"geometry":` + sq + `}`, // 3 Feature id member
 		feat(`{"name":"no id"}`, sq),                                            // 4
-		feat(`{"id":"B","crop":"trigo"}`, sq),                                   // 5 bad crop
+		feat(`{"id":"B","crop":"arroz"}`, sq),                                   // 5 bad crop
 		feat(`{"id":"C"}`, `{"type":"LineString","coordinates":[[0,0],[1,1]]}`), // 6 line
 		feat(`{"id":"D"}`, sq),                                                  // 7 duplicate
 		feat(`{"id":"D"}`, sq),                                                  // 8 duplicate
@@ -100,7 +100,7 @@ func TestReadGeoJSONFeatures(t *testing.T) {
 		msg   string
 	}{
 		{4, "", `no id (property "id")`},
-		{5, "B", `crop "trigo": want soja or milho`},
+		{5, "B", `crop "arroz": want one of soja, milho, algodao`},
 		{6, "C", "geometry LineString, want Polygon or MultiPolygon"},
 		{7, "D", `id "D" is used by features 7, 8`},
 		{8, "D", `id "D" is used by features 7, 8`},

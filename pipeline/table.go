@@ -30,7 +30,7 @@ type TableConfig struct {
 	Observations string
 	// Collection names the collection of rows without one.
 	Collection string
-	// ParseCrop reads the table's crop column; nil takes soja and milho.
+	// ParseCrop reads the table's crop column; nil is zarc.ParseCrop.
 	ParseCrop func(string) (zarc.Crop, error)
 
 	Sowing        string // declared sowing dates CSV; "" = detect all

@@ -76,7 +76,7 @@ type TableOptions struct {
 	// Collection names the collection of rows without one (no collection
 	// column, or an empty cell); "" leaves such rows an error.
 	Collection string
-	// ParseCrop reads the crop column; nil accepts soja and milho.
+	// ParseCrop reads the crop column; nil is zarc.ParseCrop.
 	ParseCrop func(string) (zarc.Crop, error)
 }
 
@@ -336,14 +336,8 @@ func parseDay(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q: want a date YYYY-MM-DD", s)
 }
 
-// defaultParseCrop accepts the crops of the talhão property.
-func defaultParseCrop(s string) (zarc.Crop, error) {
-	switch c := zarc.Crop(strings.ToLower(strings.TrimSpace(s))); c {
-	case zarc.Soja, zarc.Milho:
-		return c, nil
-	}
-	return "", fmt.Errorf("%q: want soja or milho", s)
-}
+// defaultParseCrop reads the crop column: the crops of zarc.ParseCrop.
+func defaultParseCrop(s string) (zarc.Crop, error) { return zarc.ParseCrop(s) }
 
 // pointOf is the centre of a point, as a grid cell.
 func pointOf(field, id string, lon, lat float64, border bool) grid.Cell {

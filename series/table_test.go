@@ -80,11 +80,15 @@ func TestReadTableReflectances(t *testing.T) {
 }
 
 // TestReadTableNDVIOnly: a table with NDVI only (MOD13Q1, sits) is read,
-// NDTI NaN.
+// NDTI NaN; its crop column names a cotton group.
 func TestReadTableNDVIOnly(t *testing.T) {
-	tab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi\nS,1,-55,-12,2014-09-14,0.2472\n", TableOptions{Collection: "mod13q1"})
+	tab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi,crop\nS,1,-55,-12,2014-09-14,0.2472,Algodão grupo III\n", TableOptions{Collection: "mod13q1"})
 	if tab.NDTI || len(tab.Obs) != 1 || !math.IsNaN(float64(tab.Obs[0].NDTI)) || tab.Obs[0].NDVI != float32(0.2472) {
 		t.Fatalf("table %+v", tab)
+	}
+	// The crop column selects a row of coverage's crop table.
+	if c := tab.Grids[0].Field.Crop; c != zarc.AlgodaoGrupo3 {
+		t.Errorf("crop %q, want %q", c, zarc.AlgodaoGrupo3)
 	}
 }
 
@@ -127,7 +131,7 @@ func TestReadTableBadRows(t *testing.T) {
 		"lat":               {"X,1,-55,x,2024-09-01,s2,0.5,0.1,,,,", "row 10 column lat (talhão X): \"x\" is not a number"},
 		"no point":          {"X,,-55,-12,2024-09-01,s2,0.5,0.1,,,,", "row 10 column point_id (talhão X): empty"},
 		"clear":             {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,maybe,", "row 10 column clear (talhão X): \"maybe\": want true or false"},
-		"crop":              {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,,arroz", "row 10 column crop (talhão X): \"arroz\": want soja or milho"},
+		"crop":              {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,,arroz", "row 10 column crop (talhão X): crop \"arroz\": want one of soja, milho, algodao"},
 		"no collection":     {"X,1,-55,-12,2024-09-01,,0.5,0.1,,,,", "row 10 column collection (talhão X): no collection"},
 		"field count":       {"X,1,-55,-12,2024-09-01,s2,0.5", "row 10 (talhão X): 7 fields, the header has 12"},
 	} {
