@@ -40,10 +40,13 @@ type TableConfig struct {
 	From, AsOf    time.Time // readings outside From..AsOf are left out (counted)
 	Codes         sinm.SatelliteCodes
 	OperatorCNPJ  string
-	Workers       int
-	Force         bool
-	Tillage       tillage.Params
-	Coverage      coverage.Params
+	// UndeclaredPracticesAsZero sends plantioContorno/terraceamento 0 for a
+	// talhão whose table gives no plantio_contorno/terraceamento (Config's).
+	UndeclaredPracticesAsZero bool
+	Workers                   int
+	Force                     bool
+	Tillage                   tillage.Params
+	Coverage                  coverage.Params
 
 	Version  string
 	Progress io.Writer
@@ -57,7 +60,7 @@ func (tc TableConfig) config() (Config, error) {
 	}
 	cfg := Config{Fields: tc.Observations, Catalog: tc.Observations, Sowing: tc.Sowing, Out: tc.Out,
 		Season: tc.Season, AgriYearStart: tc.AgriYearStart, From: tc.From, AsOf: tc.AsOf, Codes: tc.Codes,
-		OperatorCNPJ: tc.OperatorCNPJ, Workers: tc.Workers, Force: tc.Force, Tillage: tc.Tillage, Coverage: tc.Coverage,
+		OperatorCNPJ: tc.OperatorCNPJ, UndeclaredPracticesAsZero: tc.UndeclaredPracticesAsZero, Workers: tc.Workers, Force: tc.Force, Tillage: tc.Tillage, Coverage: tc.Coverage,
 		Version: tc.Version, Progress: tc.Progress, Log: tc.Log}
 	err := cfg.defaults()
 	return cfg, err

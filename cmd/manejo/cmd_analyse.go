@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/manejo/manejo/coverage"
@@ -41,7 +42,8 @@ func (f *analyseFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last date read, YYYY-MM-DD (default: the day before the contract year)")
 	fs.StringVar(&f.codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; dem names the source of the table's slope_pct")
 	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
-	fs.StringVar(&f.cnpj, "cnpj-empresa-sensoriamento", "", "CNPJ of the remote-sensing company, written as cnpjEmpresaSensoriamento in every payload")
+	fs.StringVar(&f.cnpj, "cnpj-empresa-sensoriamento", os.Getenv(operatorCNPJEnv), "CNPJ of the remote-sensing company, written as cnpjEmpresaSensoriamento in every payload (default $"+operatorCNPJEnv+")")
+	fs.BoolVar(&f.tc.UndeclaredPracticesAsZero, "undeclared-practices-as-zero", false, "send plantioContorno/terraceamento 0 for a talhão whose table has no plantio_contorno/terraceamento (SINM requires both; without this flag its payload is held back)")
 	fs.IntVar(&f.tc.Workers, "workers", 0, "talhões analysed at once (default: all cores)")
 	fs.BoolVar(&f.tc.Force, "force", false, "recompute even when a previous analysis of the same inputs is complete")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines (errors are still printed)")
@@ -92,7 +94,7 @@ func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error)
 	}
 	if f.cnpj != "" {
 		if _, ok := sinm.NormalizeCNPJ(f.cnpj); !ok {
-			return tc, usagef("--cnpj-empresa-sensoriamento is not a valid CNPJ (14 digits with valid check digits)")
+			return tc, usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
 		}
 		tc.OperatorCNPJ = f.cnpj
 	}
