@@ -127,6 +127,10 @@ func TestDemoRunReadByDuckDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seriesDoc, err := os.ReadFile(filepath.Join("..", "..", "docs", "series.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The documents' paths are relative ('out/…'): run DuckDB where the
 	// output folder is called out.
 	t.Chdir(dir)
@@ -165,6 +169,7 @@ func TestDemoRunReadByDuckDB(t *testing.T) {
 			query(t, db, strings.ReplaceAll(s, "DIR/", "out/"))
 		}
 	})
+	t.Run("analyse", func(t *testing.T) { checkAnalyse(t, db, dir, string(seriesDoc)) })
 	t.Logf("whole test: %v", time.Since(start).Round(time.Millisecond))
 }
 
