@@ -26,7 +26,7 @@ func frozenName(s Shard) string {
 	if s.Count <= 1 {
 		return "catalog/items.json"
 	}
-	return path.Join("catalog", "items-"+s.String()+".json")
+	return path.Join("catalog", "items-"+s.Part()+".json")
 }
 
 // openCatalog loads the catalog: a STAC API root is searched by the

@@ -240,3 +240,13 @@ func TestSearchFailureStopsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestFrozenName: one frozen catalog per shard, named like the datasets'
+// parts, never a path with the shard's "i/n".
+func TestFrozenName(t *testing.T) {
+	for s, want := range map[Shard]string{All: "catalog/items.json", {Index: 2, Count: 4}: "catalog/items-part-00002-of-00004.json"} {
+		if got := frozenName(s); got != want {
+			t.Errorf("frozenName(%v) = %s, want %s", s, got, want)
+		}
+	}
+}

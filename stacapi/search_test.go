@@ -192,3 +192,45 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchIntersects: a search by an intersects polygon and a datetime
+// interval against stactest keeps the items whose footprint meets the
+// polygon on those days, over both collections asked.
+func TestSearchIntersects(t *testing.T) {
+	var docs []json.RawMessage
+	for d := 1; d <= 20; d++ {
+		west, coll := -55.7, "sentinel-2-l2a"
+		if d%4 == 0 {
+			west = -50.0 // another tile
+		}
+		if d%5 == 0 {
+			coll = "landsat-c2-l2"
+		}
+		docs = append(docs, json.RawMessage(fmt.Sprintf(`{"type":"Feature","id":"X%02d","collection":%q,"bbox":[%g,-11.9,%g,-11.8],
+"properties":{"datetime":"2024-01-%02dT13:58:31Z"},"assets":{"red":{"href":"https://h/%02d.tif"}}}`, d, coll, west, west+0.1, d, d)))
+	}
+	srv := stactest.New(t, docs)
+	c := &Client{}
+	api, err := c.Detect(context.Background(), srv.URL)
+	if err != nil || api == nil {
+		t.Fatal(api, err)
+	}
+	poly := json.RawMessage(`{"type":"Polygon","coordinates":[[[-55.66,-11.86],[-55.64,-11.86],[-55.64,-11.84],[-55.66,-11.84],[-55.66,-11.86]]]}`)
+	q := Query{Collections: []string{"sentinel-2-l2a", "landsat-c2-l2"}, Intersects: poly,
+		From: time.Date(2024, 1, 3, 0, 0, 0, 0, time.UTC), To: time.Date(2024, 1, 17, 0, 0, 0, 0, time.UTC)}
+	res, err := c.Search(context.Background(), api, q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range res.Items {
+		got = append(got, it.ID)
+	}
+	// Days 3..17 not divisible by 4: 3 5 6 7 9 10 11 13 14 15 17.
+	if want := "X03 X05 X06 X07 X09 X10 X11 X13 X14 X15 X17"; strings.Join(got, " ") != want || res.Pages != 2 {
+		t.Errorf("items %v on %d pages, want %s on 2", got, res.Pages, want)
+	}
+	if !strings.Contains(srv.Requests[0], `"intersects":{"type":"Polygon"`) {
+		t.Errorf("request %s: want the intersects geometry sent", srv.Requests[0])
+	}
+}
