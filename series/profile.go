@@ -80,7 +80,8 @@ func Profiles() map[string]*Profile {
 		"landsat-c2l2-sr":      landsatProfile("landsat-c2l2-sr"),
 		"HLSS30":               hlsProfile("HLSS30", "B04", "B8A", "B11", "B12"),
 		"HLSL30":               hlsProfile("HLSL30", "B04", "B05", "B06", "B07"),
-		// NASA CMR-STAC (LPCLOUD) and Planetary Computer ids of HLS v2.
+		// NASA CMR-STAC (LPCLOUD; HLSS30.v2.0 in its older cloudstac
+		// naming) and Planetary Computer ids of HLS v2.
 		"HLSS30_2.0":     hlsProfile("HLSS30_2.0", "B04", "B8A", "B11", "B12"),
 		"HLSL30_2.0":     hlsProfile("HLSL30_2.0", "B04", "B05", "B06", "B07"),
 		"hls2-s30":       hlsProfile("hls2-s30", "B04", "B8A", "B11", "B12"),
