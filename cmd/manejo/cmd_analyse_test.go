@@ -76,6 +76,16 @@ func TestAnalyseCLI(t *testing.T) {
 			t.Errorf("cycle %+v, want the 1ª safra", c)
 		}
 	}
+	// The output is a run's: report and inspect read it.
+	html := filepath.Join(dir, "report.html")
+	if code, _, stderr := runCLI(t, "report", "--in", out, "--out", html); code != 0 {
+		t.Errorf("report of an analysis: exit %d, %q", code, stderr)
+	} else if b, _ := os.ReadFile(html); !strings.Contains(string(b), "GOOD") {
+		t.Errorf("report of an analysis does not name talhão GOOD")
+	}
+	if code, stdout, stderr := runCLI(t, "inspect", out); code != 0 || !strings.Contains(stdout, "GOOD") || !strings.Contains(stdout, "BAD") {
+		t.Errorf("inspect of an analysis: exit %d, %q, %q", code, stdout, stderr)
+	}
 }
 
 func mustOpen(t *testing.T, path string) *os.File {
