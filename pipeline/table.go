@@ -108,8 +108,11 @@ func AnalyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
 	sum := batchSummary{Counts: map[string]int64{}, Skipped: map[string]int64{}, Timings: map[string]float64{}, Warnings: []string{}, Failures: []export.Failure{}, Payloads: []export.Output{}}
 	t0 := time.Now()
 	outs := st.analyseAll(ctx, tab.Grids, obs, tab.Gaps())
-	for i := range outs {
+	for i, g := range tab.Grids {
 		outs[i].Cells = nil // points, not cells: nothing for cells.parquet
+		if g.AreaHa == 0 && outs[i].Failure == "" {
+			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, "area: the observation table gives no area_ha, so area_ha is 0 (unknown)")
+		}
 	}
 	sum.Timings["analyse"] = time.Since(t0).Seconds()
 	if err := st.commit(ctx, st.stagingDir(0), outs, &sum); err != nil {

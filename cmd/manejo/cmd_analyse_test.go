@@ -67,6 +67,9 @@ func TestAnalyseCLI(t *testing.T) {
 	if err != nil || len(inds) != 1 || inds[0].FieldID != "GOOD" || len(inds[0].CSeasons) != 3 {
 		t.Fatalf("indicators %+v, %v", inds, err)
 	}
+	if !strings.Contains(strings.Join(inds[0].Reasons, "; "), "area: the observation table gives no area_ha") {
+		t.Errorf("reasons %q do not say the area is unknown", inds[0].Reasons)
+	}
 	cycles, _ := export.ReadDataset[export.CycleRow](os.DirFS(out))
 	if len(cycles) != 3 {
 		t.Errorf("%d cycles, want one a year over the 3 assessed years: %+v", len(cycles), cycles)
