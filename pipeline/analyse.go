@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -12,6 +13,8 @@ import (
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/slope"
+	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
 	"github.com/manejo/manejo/zarc"
 )
@@ -378,7 +381,13 @@ func (s *stage) assessSlope(ctx context.Context, g grid.Grid, ind *export.Indica
 	if s.in.dem == nil {
 		return []string{"slope: no usable DEM (--dem)"}
 	}
-	sr, err := s.in.dem.Field(ctx, g.Field)
+	if s.in.demStuck.Load() {
+		return []string{"slope: the DEM stopped answering (an earlier read passed its deadline, storage.CallTimeout); slope not read"}
+	}
+	sr, err := storage.Bounded(ctx, storage.CallTimeout, "read the DEM window", func(c context.Context) (slope.Result, error) { return s.in.dem.Field(c, g.Field) }, nil)
+	if errors.Is(err, storage.ErrDeadline) {
+		s.in.demStuck.Store(true)
+	}
 	if err != nil {
 		return []string{"slope: " + err.Error()}
 	}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/manejo/manejo/coverage"
@@ -174,10 +175,14 @@ func (c *Config) defaults() error {
 
 // inputs holds what every batch shares.
 type inputs struct {
-	cfg      Config
-	cat      *series.Catalog
-	access   *stacapi.Access // signs the catalog again before each batch; nil when nothing needs it
-	dem      *slope.DEM
+	cfg    Config
+	cat    *series.Catalog
+	access *stacapi.Access // signs the catalog again before each batch; nil when nothing needs it
+	dem    *slope.DEM
+	// demStuck is set when a DEM read passed storage.CallTimeout: the
+	// abandoned read may still hold the dataset, so later talhões skip the
+	// DEM and the DEM is not closed (Close would wait for that read).
+	demStuck atomic.Bool
 	declared coverage.Declarations
 	finger   map[string]string // input location → sha256 or description
 	roles    map[string]string // input location → role (fields, catalog, ...)
@@ -214,7 +219,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	owned, err := r.open(ctx)
 	r.keys, r.keysOut = keysFile(cfg.Shard, owned)
 	if r.in != nil && r.in.dem != nil {
-		defer r.in.dem.Close()
+		defer func() {
+			if !r.in.demStuck.Load() {
+				r.in.dem.Close()
+			}
+		}()
 	}
 	if err != nil {
 		return Summary{}, err
@@ -413,13 +422,12 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field) error
 	if src == "" {
 		return nil
 	}
-	var dem *slope.DEM
-	var err error
-	if strings.HasPrefix(src, "stac:") {
-		dem, err = r.openSTACDEM(ctx, strings.TrimPrefix(src, "stac:"), owned)
-	} else {
-		dem, err = slope.Open(ctx, src)
-	}
+	dem, err := storage.Bounded(ctx, storage.CallTimeout, "open "+src, func(c context.Context) (*slope.DEM, error) {
+		if strings.HasPrefix(src, "stac:") {
+			return r.openSTACDEM(c, strings.TrimPrefix(src, "stac:"), owned)
+		}
+		return slope.Open(c, src)
+	}, func(d *slope.DEM) { d.Close() })
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, ErrCatalogSearch) {
 			return err
@@ -625,19 +633,34 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	return sum, nil
 }
 
-// readFields reads the talhões and fingerprints the source.
+// readFields reads the talhões and fingerprints the source, within
+// storage.CallTimeout (a FIFO or a hung file system given as --fields
+// would block the read forever).
 func readFields(ctx context.Context, cfg Config, finger map[string]string) ([]grid.Field, []error, error) {
 	src := cfg.Fields
-	if storage.KindOf(src) == storage.Local {
-		h, err := hashFile(ctx, src) // streamed: the file is never whole in memory (issue 19 defect 12)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read talhões: %w", err)
-		}
-		finger[src] = h
-	} else {
-		finger[src] = "remote"
+	type read struct {
+		fields []grid.Field
+		errs   []error
+		hash   string
 	}
-	return ReadFields(ctx, src, cfg.IDField)
+	res, err := storage.Bounded(ctx, storage.CallTimeout, "read talhões "+src, func(c context.Context) (read, error) {
+		r := read{hash: "remote"}
+		if storage.KindOf(src) == storage.Local {
+			h, err := hashFile(c, src) // streamed: the file is never whole in memory (issue 19 defect 12)
+			if err != nil {
+				return r, fmt.Errorf("read talhões: %w", err)
+			}
+			r.hash = h
+		}
+		var err error
+		r.fields, r.errs, err = ReadFields(c, src, cfg.IDField)
+		return r, err
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	finger[src] = res.hash
+	return res.fields, res.errs, nil
 }
 
 // fieldIDOf returns the talhão id named by a grid read error, if any.
