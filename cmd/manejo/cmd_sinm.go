@@ -18,16 +18,19 @@ func init() {
 }
 
 const sinmUsage = `sinm validate FILE|DIR...
-       manejo sinm submit --in DIR (--env hml|prd | --api-url U --token-url T) --keys keys.csv [--dry-run] [--rate R] [--concurrency N]
-       manejo sinm status --in DIR (--env hml|prd | --api-url U --token-url T) --keys keys.csv
+       manejo sinm submit --in DIR (--env hml|prd | --api-url U --token-url T) [--keys keys.csv] [--dry-run] [--rate R] [--concurrency N]
+       manejo sinm status --in DIR (--env hml|prd | --api-url U --token-url T) [--keys keys.csv]
 
 submit delivers the payloads of a 'manejo run' output folder to SINM and
 keeps the ledger DIR/sinm/submissions.jsonl; status reads SINM's
-classification back. See docs/sinm.md. Credentials: SINM_CLIENT_ID and
-SINM_CLIENT_SECRET, or --credentials FILE.
+classification back. The keys are the talhões' chaveClassificacaoNM, which
+the run wrote to DIR/sinm/keys.csv; --keys adds and overrides. See
+docs/sinm.md. Credentials: SINM_CLIENT_ID and SINM_CLIENT_SECRET, or
+--credentials FILE.
 
-Checks SINM remote-sensing payloads (one JSON document per talhão) against
-the embedded monitoramento-satelite.schema.json (JSON Schema 2020-12). A DIR
+validate checks SINM remote-sensing payloads (one JSON document per talhão)
+against the embedded monitoramento-satelite.schema.json (JSON Schema
+2020-12) and the check digits of their CPF/CNPJ. A DIR
 is searched for *.json files; a 'manejo run' output folder is searched in its
 sinm/ subfolder. Local paths or s3:// locations.
 
