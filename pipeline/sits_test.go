@@ -179,5 +179,43 @@ func analyseSits(t *testing.T, contract string, ss []*sitsSample) (map[string]ma
 			refused[f.FieldID] = f.Reason
 		}
 	}
+	logSitsSeasons(t, out, ss)
 	return got, refused
+}
+
+// logSitsSeasons reports what the analysis says of each sample's own crop
+// year beyond its cycles: a detected sowing (and its decêndio), and why C
+// is missing (MOD13Q1 has no SWIR: no NDTI).
+func logSitsSeasons(t *testing.T, out string, ss []*sitsSample) {
+	seasons, err := export.ReadDataset[export.SeasonRow](os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inds, err := export.ReadDataset[export.IndicatorRow](os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[string]string{}
+	for _, s := range ss {
+		own[s.id] = fmt.Sprintf("%d/%d", s.start.Year(), s.start.Year()+1)
+	}
+	sown, total := 0, 0
+	byMonth := map[time.Month]int{}
+	for _, r := range seasons {
+		if own[r.FieldID] != r.Season {
+			continue
+		}
+		total++
+		if r.SowingDate != nil {
+			sown++
+			byMonth[r.SowingDate.Time().Month()]++
+		}
+	}
+	partial := 0
+	for _, r := range inds {
+		if r.Status == export.StatusPartial && r.CPct == nil {
+			partial++
+		}
+	}
+	t.Logf("%d samples' own crop years: sowing detected in %d (by month: %v); %d of %d talhões without C (no NDTI in MOD13Q1)", total, sown, byMonth, partial, len(inds))
 }
