@@ -121,10 +121,12 @@ func absDays(d time.Duration) float64 { return math.Abs(d.Hours() / 24) }
 // prior updated by the dry-residue envelope (the second-highest
 // talhão-median NDTI of the dates with median NDVI below envelopeMaxNDVI),
 // or the prior alone with fewer than minEnvelopeDates such dates. Its
-// Straw, the spectrum the season is read with, is the reference straw
-// raised to the envelope's NDTI less envelopeSD when that lies above it (a lower
-// bound only: the posterior mean would move every field's straw up by
-// the prior's truncation, biasing fields whose straw is the reference).
+// Straw, the spectrum the season is read with, is the reference straw,
+// or the posterior mean when the envelope less envelopeSD lies above the
+// reference (the posterior mean of every season would move every field's
+// straw up by the prior's truncation, biasing fields whose straw is the
+// reference; tuning seed 11, 200 talhões: MAE 10.5 → 9.6 pp, bias of
+// straws of NDTI ≥ 0.30 +9.5 → +0.7 pp, the reference world unchanged).
 func seasonStraw(dates []time.Time, ndvi, ndti []float64, from, to time.Time) spectral.StrawFit {
 	var v []float64
 	for i, d := range dates {
@@ -140,8 +142,10 @@ func seasonStraw(dates []time.Time, ndvi, ndti []float64, from, to time.Time) sp
 	env := v[len(v)-2]
 	fit := prior.AtLeast(env, envelopeSD)
 	// The point estimate: the reference straw, unless the envelope shows
-	// the season's straw above it; then straw at the envelope.
-	if b := env - envelopeSD; b > fit.Straw.Endmember().NDTI {
+	// the season's straw above it; then the posterior-mean straw (≥ the
+	// envelope).
+	if env-envelopeSD > fit.Straw.Endmember().NDTI {
+		b := fit.Mean().Endmember().NDTI
 		s := fit.Straw
 		s.SWIR2 = s.SWIR1 * (1 - b) / (1 + b)
 		fit.Straw = s
