@@ -46,8 +46,10 @@ func readDocument(open func() (io.ReadCloser, error), base string) ([]*Item, []e
 }
 
 // streamDocument reads an ItemCollection or a single Item; lines is true
-// when the document is neither (malformed JSON before its end, or more
-// after the first JSON value): the caller then reads it as lines. err is a
+// when the document is neither (malformed JSON outside an ItemCollection's
+// features, or more after the first JSON value): the caller then reads it
+// as lines. Malformed JSON inside the features fails the document with
+// one error naming the feature. err is a
 // failed read, or an item over MaxItemBytes: the document is unusable.
 func streamDocument(r io.Reader, base string) (items []*Item, errs []error, lines bool, err error) {
 	d := jsonstream.NewDecoder(r, MaxItemBytes)
@@ -73,7 +75,10 @@ func streamObject(d *jsonstream.Decoder, base string) (items []*Item, errs []err
 		key, _ := tok.(string)
 		if strings.EqualFold(key, "features") {
 			if items, errs, err = streamFeatures(d, base); err != nil {
-				return nil, nil, true
+				// An ItemCollection broken inside its features: its items
+				// cannot be told apart any more, so none is used, and the
+				// error says where (read as lines, every line would fail).
+				return nil, []error{fmt.Errorf("parse catalog %s: features: %w: %w (none of the document's items is used)", base, err, ErrMalformedItem)}, false
 			}
 			continue
 		}
@@ -120,7 +125,7 @@ func streamFeatures(d *jsonstream.Decoder, base string) ([]*Item, []error, error
 	for i := 0; d.More(); i++ {
 		raw, err := d.Value(fmt.Sprintf("feature %d", i))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("feature %d: %w", i, err)
 		}
 		it, err := parseItem(raw, base)
 		if err != nil {

@@ -3,6 +3,7 @@ package series
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -88,5 +89,23 @@ func TestCatalogMemoryIsBoundedByItem(t *testing.T) {
 		if len(cat.Items) != tc.n || !tc.bound(size, alloc, transient) {
 			t.Errorf("%s catalog of %d bytes: %d items, allocated %d, transient %d; want %d items and %s", tc.name, size, len(cat.Items), alloc, transient, tc.n, tc.want)
 		}
+	}
+}
+
+// An ItemCollection broken inside its features (a truncated download, a
+// stray character in a pretty-printed file) is refused whole with one
+// error naming the feature, not read as lines that each fail.
+func TestBrokenItemCollection(t *testing.T) {
+	path, _ := writeCatalogFile(t, 3, 3)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(b), `"S2B_21LXG_2016-01-02_1_L2A"`)
+	b[i-1] = '@' // feature 1's id key loses its colon's neighbour
+	os.WriteFile(path, b, 0o644)
+	items, errs := parseDocument(b, path)
+	if len(items) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "feature 1") || !errors.Is(errs[0], ErrMalformedItem) {
+		t.Errorf("broken collection: %d items, errors %v; want none and one error naming feature 1", len(items), errs)
 	}
 }
