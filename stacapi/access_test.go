@@ -147,3 +147,31 @@ func TestSASEndpointDown(t *testing.T) {
 		t.Errorf("Apply: %v; want an error naming the item and the 403", err)
 	}
 }
+
+// TestSubscriptionKeyNotRedirected: a token endpoint that redirects to
+// another host does not get the subscription key forwarded there.
+func TestSubscriptionKeyNotRedirected(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Ocp-Apim-Subscription-Key"))
+		mu.Unlock()
+		fmt.Fprint(w, `{"msft:expiry":"2099-01-01T00:00:00Z","token":"se=2099&sig=x"}`)
+	}))
+	defer other.Close()
+	var got string
+	tok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("Ocp-Apim-Subscription-Key")
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer tok.Close()
+	acc := &Access{PCTokenURL: tok.URL, PCSubscriptionKey: "secret-key"}
+	it := blobItem("x", "https://a.blob.core.windows.net/c/x.tif")
+	if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
+		t.Fatal(err)
+	}
+	if got != "secret-key" || len(seen) != 1 || seen[0] != "" || !strings.HasSuffix(it.Assets["B04"].Href, "?se=2099&sig=x") {
+		t.Errorf("token endpoint got key %q; redirected host got %q; href %s — want the key at the endpoint only", got, seen, it.Assets["B04"].Href)
+	}
+}

@@ -130,7 +130,9 @@ func (d *doer) once(ctx context.Context, r request) (body []byte, wait time.Dura
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := d.http.Do(req)
+	hc := *d.http
+	hc.CheckRedirect = d.redirect
+	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, -1, ctx.Err()
@@ -152,6 +154,27 @@ func (d *doer) once(ctx context.Context, r request) (body []byte, wait time.Dura
 		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), err
 	}
 	return nil, -1, err
+}
+
+// redirect follows at most 10 redirects and drops the headers manejo set
+// (a subscription key, a next link's headers) when one leads to another
+// host: Go forwards custom headers across hosts, only Authorization and
+// cookies are dropped by default.
+func (d *doer) redirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+		return nil
+	}
+	for k := range via[0].Header {
+		switch http.CanonicalHeaderKey(k) {
+		case "Accept", "Content-Type", "User-Agent", "Accept-Encoding":
+		default:
+			req.Header.Del(k)
+		}
+	}
+	return nil
 }
 
 // retryAfter parses a Retry-After header (seconds or an HTTP date), capped
