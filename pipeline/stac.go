@@ -29,55 +29,75 @@ func frozenName(s Shard) string {
 	return path.Join("catalog", "items-"+s.Part()+".json")
 }
 
-// openCatalog loads the catalog: a STAC API root is searched by the
-// footprints of this shard's talhões and the run's dates (and the items it
-// kept frozen for the output); anything else is read as a static catalog.
-// It returns the catalog, its rejected items, and the fingerprint of the
-// items before any href is signed (a SAS token must not change it).
+// openCatalog loads the run's catalog (findCatalog) by the footprints of
+// this shard's talhões and the run's dates; a search is recorded in
+// run.json and its items frozen for the output.
 func (r *run) openCatalog(ctx context.Context, owned []grid.Field) (*series.Catalog, []error, string, error) {
 	cfg := r.cfg
-	var api *stacapi.API
-	if stacapi.MaybeAPI(cfg.Catalog) {
-		var err error
-		if api, err = r.stacClient().Detect(ctx, cfg.Catalog); err != nil {
-			return nil, nil, "", fmt.Errorf("%w: %v", ErrCatalogSearch, err)
-		}
-	}
-	if api == nil {
-		cat, problems := LoadCatalog(ctx, cfg.Catalog, cfg.AllowHrefPrefix)
-		if cat == nil {
-			return nil, problems, "", fmt.Errorf("load catalog %s: %w", cfg.Catalog, errors.Join(problems...))
-		}
-		finger := catalogFingerprint(cat)
-		return cat, problems, finger, r.access().Apply(ctx, cat.Items)
-	}
-	var fps []orb.Bound
-	for _, f := range owned {
-		fps = append(fps, f.Geometry.Bound())
-	}
-	sc := stacapi.Config{Collections: cfg.Collections, Footprints: fps, From: cfg.From, To: cfg.AsOf,
-		AllowHrefPrefix: cfg.AllowHrefPrefix, Client: r.stacClient()}
-	cat, res, err := stacapi.Find(ctx, api, sc)
+	cat, problems, finger, res, err := findCatalog(ctx, catalogQuery{src: cfg.Catalog, allow: cfg.AllowHrefPrefix,
+		collections: cfg.Collections, fields: owned, from: cfg.From, to: cfg.AsOf, client: r.stacClient(), access: r.access()})
 	if res != nil {
-		r.m.CatalogSearch = searchRecord(res, cfg)
+		r.m.CatalogSearch = searchRecord(res, cfg.Collections)
 	}
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("%w: %v", ErrCatalogSearch, err)
-	}
-	if len(cat.Items) == 0 {
-		return nil, res.Problems, "", fmt.Errorf("catalog %s: the search found no usable item for these talhões and dates", cfg.Catalog)
+	if err != nil || res == nil {
+		return cat, problems, finger, err
 	}
 	if r.frozen, err = stacapi.Freeze(res); err != nil {
 		return nil, nil, "", err
 	}
 	r.m.CatalogSearch.Frozen = frozenName(cfg.Shard)
-	problems := res.Problems
+	return cat, problems, finger, nil
+}
+
+// catalogQuery is what findCatalog needs.
+type catalogQuery struct {
+	src                string
+	allow, collections []string
+	fields             []grid.Field
+	from, to           time.Time
+	client             *stacapi.Client
+	access             *stacapi.Access
+}
+
+// findCatalog loads a catalog: a STAC API root is searched by the
+// footprints of the talhões and the dates (res is the search), anything
+// else is read as a static catalog (res nil). It returns the catalog, its
+// rejected or dropped items, and the fingerprint of the items taken before
+// the access rules sign any href (a SAS token must not change it).
+func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, problems []error, finger string, res *stacapi.Result, err error) {
+	var api *stacapi.API
+	if stacapi.MaybeAPI(q.src) {
+		if api, err = q.client.Detect(ctx, q.src); err != nil {
+			return nil, nil, "", nil, fmt.Errorf("%w: %v", ErrCatalogSearch, err)
+		}
+	}
+	if api == nil {
+		cat, problems = LoadCatalog(ctx, q.src, q.allow)
+		if cat == nil {
+			return nil, problems, "", nil, fmt.Errorf("load catalog %s: %w", q.src, errors.Join(problems...))
+		}
+		finger = catalogFingerprint(cat)
+		return cat, problems, finger, nil, q.access.Apply(ctx, cat.Items)
+	}
+	var fps []orb.Bound
+	for _, f := range q.fields {
+		fps = append(fps, f.Geometry.Bound())
+	}
+	sc := stacapi.Config{Collections: q.collections, Footprints: fps, From: q.from, To: q.to, AllowHrefPrefix: q.allow, Client: q.client}
+	cat, res, err = stacapi.Find(ctx, api, sc)
+	if err != nil {
+		return nil, nil, "", res, fmt.Errorf("%w: %v", ErrCatalogSearch, err)
+	}
+	if len(cat.Items) == 0 {
+		return nil, res.Problems, "", res, fmt.Errorf("catalog %s: the search found no usable item for these talhões and dates", q.src)
+	}
+	problems = res.Problems
 	for _, d := range res.Dropped {
 		problems = append(problems, series.Problem{Item: d.ID, Reason: series.SkipDuplicateItem,
 			Detail: fmt.Sprintf("%s: %s/%s kept", d.Reason, d.KeptCollection, d.KeptID)})
 	}
-	finger := catalogFingerprint(cat)
-	return cat, problems, finger, r.access().Apply(ctx, cat.Items)
+	finger = catalogFingerprint(cat)
+	return cat, problems, finger, res, q.access.Apply(ctx, cat.Items)
 }
 
 func (r *run) stacClient() *stacapi.Client {
@@ -95,8 +115,8 @@ func (r *run) access() *stacapi.Access {
 }
 
 // searchRecord is run.json's record of a search.
-func searchRecord(res *stacapi.Result, cfg Config) *export.CatalogSearch {
-	return &export.CatalogSearch{API: res.API, SearchURL: res.Search, Method: res.Method, Collections: cfg.Collections,
+func searchRecord(res *stacapi.Result, collections []string) *export.CatalogSearch {
+	return &export.CatalogSearch{API: res.API, SearchURL: res.Search, Method: res.Method, Collections: collections,
 		Queries: res.Queries, Matched: res.Matched, Returned: res.Returned, Pages: res.Pages, Retries: res.Retries,
 		Duplicates: res.Duplicates, SameAcquisition: res.SameAcquisition, Malformed: res.Malformed, Kept: res.Kept}
 }
@@ -192,7 +212,7 @@ func (r *run) openSTACDEM(ctx context.Context, coll string, owned []grid.Field) 
 	cat, res, err := stacapi.Find(ctx, api, stacapi.Config{Collections: []string{coll}, Footprints: fps,
 		AllowHrefPrefix: cfg.AllowHrefPrefix, Client: r.stacClient(), Access: r.access()})
 	if res != nil {
-		r.m.DEMSearch = searchRecord(res, Config{Collections: []string{coll}})
+		r.m.DEMSearch = searchRecord(res, []string{coll})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: DEM stac:%s: %v", ErrCatalogSearch, coll, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/zarc"
 )
@@ -102,7 +103,9 @@ type SeriesConfig struct {
 	Fields, IDField string
 	Catalog         string
 	AllowHrefPrefix []string
-	Sample          series.Options
+	// Collections are searched when Catalog is a STAC API root.
+	Collections []string
+	Sample      series.Options
 	// Out is a .parquet (observations dataset) or .csv file, local or s3://.
 	Out     string
 	Version string // recorded in the Parquet footer
@@ -143,10 +146,18 @@ func Series(ctx context.Context, cfg SeriesConfig) (SeriesResult, error) {
 	for _, g := range grids {
 		res.Cells += len(g.Cells)
 	}
-	cat, problems := LoadCatalog(ctx, cfg.Catalog, cfg.AllowHrefPrefix)
+	var gridded []grid.Field
+	for _, g := range grids {
+		gridded = append(gridded, g.Field)
+	}
+	cat, problems, _, _, err := findCatalog(ctx, catalogQuery{src: cfg.Catalog, allow: cfg.AllowHrefPrefix, collections: cfg.Collections,
+		fields: gridded, from: cfg.Sample.From, to: cfg.Sample.To, client: &stacapi.Client{}, access: stacapi.AccessFromEnv()})
 	res.Catalog = problems
 	if cat == nil {
-		return res, fmt.Errorf("load catalog %s: nothing usable", cfg.Catalog)
+		return res, fmt.Errorf("load catalog %s: nothing usable: %w", cfg.Catalog, err)
+	}
+	if err != nil {
+		return res, err
 	}
 	res.Items = len(cat.Items)
 	if res.Obs, res.Stats, err = series.Sample(ctx, cat, grids, cfg.Sample); err != nil {

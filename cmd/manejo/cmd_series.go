@@ -45,7 +45,9 @@ type seriesReport struct {
 func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("series", "series --fields F --catalog C --out obs.parquet [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N] [--allow-href-prefix P,...]", stderr)
 	fields := fs.String("fields", "", "talhões: GeoJSON, GeoPackage, Shapefile, KML or any OGR vector; local, s3:// or https:// (required)")
-	catalog := fs.String("catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or newline-delimited Items; local, s3:// or https:// (required)")
+	catalog := fs.String("catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or newline-delimited Items; local, s3:// or https://; or a STAC API root (required)")
+	var cols stringList
+	fs.Var(&cols, "collections", "collections searched when --catalog is a STAC API (comma-separated; default per API)")
 	out := fs.String("out", "", "observations: .parquet (observations dataset) or .csv; local path or s3:// (required)")
 	idField := fs.String("id-field", grid.DefaultIDField, "property holding the talhão id")
 	from := fs.String("from", "", "first acquisition date, YYYY-MM-DD (default: no limit)")
@@ -93,7 +95,7 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	start := time.Now()
 	res, err := pipeline.Series(ctx, pipeline.SeriesConfig{Fields: *fields, IDField: *idField, Catalog: *catalog,
-		AllowHrefPrefix: prefixes, Sample: o, Out: *out, Version: version})
+		AllowHrefPrefix: prefixes, Collections: cols, Sample: o, Out: *out, Version: version})
 	rep := seriesReportOf(res, *fields, *catalog, *out, time.Since(start))
 	printSeriesSkips(stderr, res)
 	if err != nil {

@@ -61,13 +61,21 @@ func New(tb testing.TB, items []json.RawMessage) *Server {
 			Collection string    `json:"collection"`
 			BBox       []float64 `json:"bbox"`
 			Properties struct {
-				Datetime time.Time `json:"datetime"`
+				Datetime      *time.Time `json:"datetime"`
+				StartDatetime *time.Time `json:"start_datetime"`
 			} `json:"properties"`
 		}
 		if err := json.Unmarshal(d, &f); err != nil || len(f.BBox) != 4 {
 			tb.Fatalf("stactest: item %s: %v (bbox %v)", f.ID, err, f.BBox)
 		}
-		s.items = append(s.items, entry{d, f.ID, f.Collection, f.Properties.Datetime.UTC(), f.BBox[0], f.BBox[1], f.BBox[2], f.BBox[3]})
+		dt := f.Properties.Datetime
+		if dt == nil { // a composite dated by its interval (MODIS)
+			dt = f.Properties.StartDatetime
+		}
+		if dt == nil {
+			tb.Fatalf("stactest: item %s has neither datetime nor start_datetime", f.ID)
+		}
+		s.items = append(s.items, entry{d, f.ID, f.Collection, dt.UTC(), f.BBox[0], f.BBox[1], f.BBox[2], f.BBox[3]})
 	}
 	sort.SliceStable(s.items, func(i, j int) bool {
 		if !s.items[i].dt.Equal(s.items[j].dt) {
