@@ -111,7 +111,7 @@ type s3Counter struct {
 
 func (c *s3Counter) match(r *http.Request) bool {
 	c.all.Add(1)
-	if strings.Contains(r.URL.Path, "/cache/") {
+	if strings.Contains(r.URL.Path, "/cache/") || strings.Contains(r.URL.Path, "/cache-") { // s3://b/cache/, s3://b/cache-<date>/
 		c.cache.Add(1)
 	}
 	if rg := r.Header.Get("Range"); strings.HasPrefix(rg, "bytes=") {
@@ -497,7 +497,10 @@ func TestCacheScheduleTable(t *testing.T) {
 	fl.Off.Store(true)
 	uploadDir(t, dir, "s3://b/archive")
 	fl.Off.Store(false)
-	mustRun(t, s3Config(t, "s3://b/d1", "s3://b/cache-d1", cacheD1))
+	// One day after cacheD1, so that the week holds one scene (the archive
+	// has one every 10 days: 2026-07-30, 08-09, 08-19, ...).
+	d1 := cacheD1.AddDate(0, 0, 1)
+	mustRun(t, s3Config(t, "s3://b/d1", "s3://b/cache-d1", d1))
 	fl.Off.Store(true)
 	d1Parts, err := storage.List(ctx, "s3://b/cache-d1")
 	if err != nil {
@@ -508,7 +511,7 @@ func TestCacheScheduleTable(t *testing.T) {
 	for _, h := range []struct {
 		name string
 		at   time.Time
-	}{{"one week", cacheD1.AddDate(0, 0, 7)}, {"one month", cacheD1.AddDate(0, 1, 0)}, {"three months", cacheD2}} {
+	}{{"one week", d1.AddDate(0, 0, 7)}, {"one month", d1.AddDate(0, 1, 0)}, {"three months", d1.AddDate(0, 3, 0)}} {
 		fl.Off.Store(true)
 		cloc := "s3://b/cache-" + h.at.Format(time.DateOnly)
 		for _, p := range d1Parts {
@@ -540,7 +543,7 @@ func TestCacheScheduleTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameTree(t, h.name, outputs(t, f), outputs(t, c))
-		t.Logf("| %s: %d | %s | %d, %.1f, %s | %d (%d), %.1f, %s | %.1f %% | %.0f %% |", h.name, scenesBetween(t, dir, cacheD1, h.at), h.at.Format(time.DateOnly),
+		t.Logf("| %s: %d | %s | %d, %.1f, %s | %d (%d), %.1f, %s | %.1f %% | %.0f %% |", h.name, scenesBetween(t, dir, d1, h.at), h.at.Format(time.DateOnly),
 			fr, float64(fb)/1e6, ft.Round(10*time.Millisecond), cr, cc, float64(cb)/1e6, ct.Round(10*time.Millisecond),
 			100*float64(cr)/float64(fr), 100*ct.Seconds()/ft.Seconds())
 	}
