@@ -1,8 +1,12 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,4 +64,63 @@ func fmtErr(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestDEMReadDeadline (issue 19 item d): a DEM that opens and then stops
+// answering — an HTTP server that serves the GeoTIFF's header and never
+// the tiles — leaves each talhão's slope missing with the deadline as its
+// reason instead of hanging the run: the first reads end at
+// storage.CallTimeout, the talhões after them skip the DEM (the abandoned
+// read still holds it), and the run finishes.
+func TestDEMReadDeadline(t *testing.T) {
+	dir := archive(t)
+	dem, err := os.ReadFile(filepath.Join(dir, "dem.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var from int
+		if rg := r.Header.Get("Range"); rg != "" {
+			fmt.Sscanf(rg, "bytes=%d-", &from)
+		}
+		if from >= 16384 { // past the header: the tiles never come
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		http.ServeContent(w, r, "dem.tif", time.Time{}, bytes.NewReader(dem))
+	}))
+	defer srv.Close()
+	defer close(release)
+	old := storage.CallTimeout
+	storage.CallTimeout = 5 * time.Second // the open (header only, loopback) must fit in it on a loaded machine
+	defer func() { storage.CallTimeout = old }()
+	cfg := baseConfig(t, dir, t.TempDir())
+	cfg.DEM = srv.URL + "/dem.tif"
+	t0 := time.Now()
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := readManifest(context.Background(), filepath.Join(cfg.Out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline, skipped := 0, 0
+	for _, f := range m.Failures {
+		switch {
+		case strings.Contains(f.Reason, "slope: read the DEM window: "+storage.ErrDeadline.Error()):
+			deadline++
+		case strings.Contains(f.Reason, "slope: the DEM stopped answering"):
+			skipped++
+		}
+	}
+	t.Logf("%s: %d talhões at the deadline, %d skipping the DEM, %d in all", time.Since(t0).Round(time.Millisecond), deadline, skipped, sum.Total)
+	if deadline == 0 || deadline > cfg.Workers || deadline+skipped < sum.Total-sum.Failed || time.Since(t0) > 2*time.Minute {
+		t.Errorf("after %s: %d talhões at the deadline, %d skipping the DEM, of %d (%d failed); want at most %d at the deadline and every other skipping (failures %+v)",
+			time.Since(t0), deadline, skipped, sum.Total, sum.Failed, cfg.Workers, m.Failures)
+	}
 }
