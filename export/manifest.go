@@ -42,6 +42,8 @@ type Manifest struct {
 	// DEMSearch records the search of a --dem stac:<collection> and the
 	// tiles mosaicked (nil for a DEM file).
 	DEMSearch *CatalogSearch `json:"dem_search,omitempty"`
+	// IO accounts for the scene reads by collection (docs/performance.md).
+	IO map[string]IO `json:"io,omitempty"`
 }
 
 // CatalogSearch is a STAC API search of a run (stacapi.Result): where it
@@ -68,8 +70,39 @@ type CatalogSearch struct {
 	Tiles []string `json:"tiles,omitempty"`
 }
 
-// Status counts the talhões of a run (or shard) by status.
-type Status struct{ Total, OK, Partial, Failed int }
+// Status counts the talhões of a run (or shard) by status. Incomplete
+// talhões (StatusIncomplete) are not in Failed; Total counts them.
+type Status struct{ Total, OK, Partial, Failed, Incomplete int }
+
+// IO is what the scene reads of one collection cost: HTTP requests GDAL
+// sent and bytes it received (remote assets only), retries by cause
+// ("gdal:http-503": a request GDAL retried itself; "scene:timeout": a
+// scene read again), and seconds inside GDAL opens and reads (network or
+// disk wait plus block decoding) against seconds computing indices, summed
+// over scenes read concurrently.
+type IO struct {
+	Scenes         int              `json:"scenes"`
+	Requests       int64            `json:"requests"`
+	Bytes          int64            `json:"bytes"`
+	Retries        map[string]int64 `json:"retries"`
+	ReadSeconds    float64          `json:"read_seconds"`
+	ComputeSeconds float64          `json:"compute_seconds"`
+}
+
+// Add adds o to x.
+func (x *IO) Add(o IO) {
+	x.Scenes += o.Scenes
+	x.Requests += o.Requests
+	x.Bytes += o.Bytes
+	x.ReadSeconds += o.ReadSeconds
+	x.ComputeSeconds += o.ComputeSeconds
+	for k, v := range o.Retries {
+		if x.Retries == nil {
+			x.Retries = map[string]int64{}
+		}
+		x.Retries[k] += v
+	}
+}
 
 // Shard identifies one part of a sharded run (AWS Batch array index,
 // Kubernetes completion index), 0-based.

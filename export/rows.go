@@ -236,6 +236,10 @@ const (
 	StatusOK      = "ok"
 	StatusPartial = "partial"
 	StatusFailed  = "failed"
+	// StatusIncomplete is a talhão of run.json (never an indicator row)
+	// that lacks scenes whose reads still failed transiently after the
+	// retry budget: it has no rows and no payload, and a re-run retries it.
+	StatusIncomplete = "incomplete"
 )
 
 // OptString returns &s, or nil when s is empty, for the nullable string

@@ -30,13 +30,17 @@
 // written twice. A killed process's temporary files are removed by the
 // rerun of its shard.
 //
-// Faults: S3 and HTTP requests are retried with backoff (storage); a batch
-// whose scene reads failed transiently (series.TransientReads: GDAL 3.6
-// does not retry all of them) is sampled again, up to SampleAttempts times,
-// before it is committed, so a flaky bucket changes nothing in the outputs.
-// A scene that stays unreadable (a corrupt COG) is skipped and counted in
-// run.json (skipped_scenes, warnings); a bad talhão fails alone with its
-// reason.
+// Faults: S3 and HTTP requests are retried with backoff (storage); GDAL
+// retries each HTTP request of a scene itself, and series.Sample reads a
+// scene whose reads still failed transiently again, within a budget
+// (Config.SceneAttempts), so a flaky bucket changes nothing in the outputs.
+// A scene still failing after that makes the talhões that needed it
+// incomplete (export.StatusIncomplete: no rows, no payload, named scenes);
+// their batch is never resumed and the shard's manifest is not taken as
+// done, so the next run reads them again. A scene that is permanently
+// unreadable (a corrupt COG, a 403/404, a missing asset) is skipped and
+// counted in run.json (skipped_scenes, warnings); a bad talhão fails alone
+// with its reason.
 //
 // Progress: Config.OnProgress receives a Progress snapshot at the start,
 // after each batch and at the end; Bar draws it on a terminal and

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/num"
 )
 
@@ -27,8 +28,14 @@ type Progress struct {
 	// twice), and Observations the cell observations sampled.
 	ScenesRead   int64
 	Observations int64
-	Resumed      bool          // the last batch came from a previous run
-	Elapsed      time.Duration // since Run started
+	Incomplete   int // talhões lacking scenes that failed transiently
+	// BytesRead is what GDAL received from object stores for the batches
+	// computed by this run; MBps is BytesRead per second of their wall time
+	// (MB = 10⁶ bytes). Local files are not counted.
+	BytesRead int64
+	MBps      float64
+	Resumed   bool          // the last batch came from a previous run
+	Elapsed   time.Duration // since Run started
 	// Rate is talhões per second over the batches computed by this run
 	// (resumed batches are free and left out); ETA follows from it.
 	Rate float64
@@ -57,6 +64,9 @@ func (t *tracker) batch(n int, took time.Duration, resumed bool) {
 func (t *tracker) update() {
 	t.p.Elapsed = time.Since(t.start)
 	t.p.Rate, t.p.ETA = 0, 0
+	if t.computeTime > 0 {
+		t.p.MBps = float64(t.p.BytesRead) / 1e6 / t.computeTime.Seconds()
+	}
 	if t.computed > 0 && t.computeTime > 0 {
 		t.p.Rate = float64(t.computed) / t.computeTime.Seconds()
 		t.p.ETA = time.Duration(float64(t.p.Total-t.p.Done) / t.p.Rate * float64(time.Second)).Round(time.Second)
@@ -75,6 +85,7 @@ func LogProgress(l *slog.Logger) func(Progress) {
 			slog.Int("done", p.Done), slog.Int("total", p.Total),
 			slog.Int("ok", p.OK), slog.Int("partial", p.Partial), slog.Int("failed", p.Failed),
 			slog.Int64("scenes_read", p.ScenesRead), slog.Int64("observations", p.Observations),
+			slog.Int("incomplete", p.Incomplete), slog.Int64("bytes_read", p.BytesRead), slog.Float64("mb_per_s", num.Round(p.MBps, 2)),
 			slog.Float64("rate", num.Round(p.Rate, 2)), slog.Float64("eta", p.ETA.Seconds()),
 			slog.Float64("elapsed", num.Round(p.Elapsed.Seconds(), 2)),
 		}
@@ -196,10 +207,22 @@ func barLine(p Progress, since time.Duration) string {
 	} else if p.Done >= p.Total {
 		eta = "0s"
 	}
-	s := fmt.Sprintf("shard %s %s %3.0f%% %d/%d talhões · %d scenes read · %.2f talhões/s · ETA %s · %s",
-		p.Shard, bar, 100*frac, p.Done, p.Total, p.ScenesRead, p.Rate, eta, (p.Elapsed + since).Round(time.Second))
+	s := fmt.Sprintf("shard %s %s %3.0f%% %d/%d talhões · %d scenes read · %.1f MB/s · %.2f talhões/s · ETA %s · %s",
+		p.Shard, bar, 100*frac, p.Done, p.Total, p.ScenesRead, p.MBps, p.Rate, eta, (p.Elapsed + since).Round(time.Second))
 	if p.Failed > 0 {
 		s += fmt.Sprintf(" · %d failed", p.Failed)
 	}
+	if p.Incomplete > 0 {
+		s += fmt.Sprintf(" · %d incomplete", p.Incomplete)
+	}
 	return s
+}
+
+// ioBytes is the bytes received over every collection.
+func ioBytes(io map[string]export.IO) int64 {
+	var n int64
+	for _, v := range io {
+		n += v.Bytes
+	}
+	return n
 }

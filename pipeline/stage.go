@@ -46,7 +46,7 @@ func newManifest(cfg Config, start time.Time, runID string) *runManifest {
 		"id-field": cfg.IDField, "season": cfg.Season.Label, "agri-year-start": cfg.AgriYearStart.String(),
 		"from": cfg.From.Format(time.DateOnly), "as-of": cfg.AsOf.Format(time.DateOnly),
 		"satellite-codes": cfg.Codes.String(), "shard": cfg.Shard.String(),
-		"batch-size": fmt.Sprint(cfg.BatchSize), "cache": cfg.Cache, "workers": fmt.Sprint(cfg.Workers),
+		"batch-size": fmt.Sprint(cfg.BatchSize), "cache": cfg.Cache, "workers": fmt.Sprint(cfg.Workers), "io-concurrency": fmt.Sprint(cfg.IOConcurrency),
 		"cell-ha": fmt.Sprint(cfg.Grid.CellHa), "edge-buffer-m": fmt.Sprint(cfg.Grid.EdgeBufferM),
 		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage.Effective()),
 	}
@@ -85,7 +85,16 @@ func (m *runManifest) addSkipped(reason, detail string) {
 func (m *runManifest) merge(b batchSummary) {
 	m.Status.OK += b.OK
 	m.Status.Partial += b.Partial
-	m.Status.Failed += len(b.Failures) - b.Partial
+	m.Status.Incomplete += b.Incomplete
+	m.Status.Failed += len(b.Failures) - b.Partial - b.Incomplete
+	for c, v := range b.IO {
+		if m.IO == nil {
+			m.IO = map[string]export.IO{}
+		}
+		x := m.IO[c]
+		x.Add(v)
+		m.IO[c] = x
+	}
 	m.Failures = append(m.Failures, b.Failures...)
 	for k, v := range b.Counts {
 		m.Counts[k] += v
@@ -114,15 +123,19 @@ func readManifest(ctx context.Context, loc string) (*runManifest, error) {
 // batchSummary is the _SUCCESS marker of a committed batch: enough to
 // rebuild the manifest without recomputing the batch.
 type batchSummary struct {
-	ParamsHash string             `json:"params_hash"`
-	FieldIDs   []string           `json:"field_ids"`
-	OK         int                `json:"ok"`
-	Partial    int                `json:"partial"`
-	Failures   []export.Failure   `json:"failures"`
-	Counts     map[string]int64   `json:"counts"`
-	Skipped    map[string]int64   `json:"skipped"`
-	Timings    map[string]float64 `json:"timings"`
-	Warnings   []string           `json:"warnings"`
+	ParamsHash string   `json:"params_hash"`
+	FieldIDs   []string `json:"field_ids"`
+	OK         int      `json:"ok"`
+	Partial    int      `json:"partial"`
+	// Incomplete talhões lack scenes that failed transiently: a batch
+	// holding one is never resumed, so a re-run reads them again.
+	Incomplete int                  `json:"incomplete,omitempty"`
+	IO         map[string]export.IO `json:"io,omitempty"`
+	Failures   []export.Failure     `json:"failures"`
+	Counts     map[string]int64     `json:"counts"`
+	Skipped    map[string]int64     `json:"skipped"`
+	Timings    map[string]float64   `json:"timings"`
+	Warnings   []string             `json:"warnings"`
 	// Payloads are the SINM payloads the batch staged, with their hashes
 	// and the run that computed them; they are published at the end.
 	Payloads []export.Output `json:"payloads"`
@@ -166,7 +179,7 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	sum.Timings["grid"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
-	obs, st, err := s.sample(ctx, b, grids, &sum)
+	obs, st, err := s.sample(ctx, grids, &sum)
 	if err != nil {
 		if ctx.Err() != nil {
 			return sum, false, fmt.Errorf("sample batch %d: %w", b, err)
@@ -180,6 +193,7 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	sum.Timings["series"] = time.Since(t0).Seconds()
 	sum.addSeriesStats(st)
 	grids = dropRefused(grids, st.Refused, &sum)
+	grids = dropIncomplete(grids, st.Incomplete, &sum)
 
 	t0 = time.Now()
 	outs := s.analyseAll(ctx, grids, obs, st.Gaps)
@@ -209,20 +223,18 @@ func (s *stage) committed(ctx context.Context, marker string, ids []string) (bat
 	}
 	var prev batchSummary
 	if json.Unmarshal(raw, &prev) == nil && prev.ParamsHash == s.in.params && slices.Equal(prev.FieldIDs, ids) &&
-		int64(len(prev.Payloads)) == prev.Counts["sinm_payloads"] {
+		int64(len(prev.Payloads)) == prev.Counts["sinm_payloads"] && prev.Incomplete == 0 {
 		return prev, true
 	}
 	return batchSummary{}, false
 }
 
-// sample reads the observations of a batch's cells. GDAL 3.6 does not
-// retry every transient failure (multi-range reads, dropped connections),
-// and a scene it could not read would be skipped for good once the batch is
-// committed. So a batch whose reads failed transiently is sampled again,
-// with backoff, up to SampleAttempts times, before it is committed.
-func (s *stage) sample(ctx context.Context, b int, grids []grid.Grid, sum *batchSummary) ([]series.Obs, series.Stats, error) {
+// sample reads the observations of a batch's cells. series.Sample retries
+// what fails transiently (GDAL retries each request, Sample each scene)
+// within its budget; the scenes still failing then make their talhões
+// incomplete (dropIncomplete), never silently shorter series.
+func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary) ([]series.Obs, series.Stats, error) {
 	cfg := s.in.cfg
-	var gdalCfg []string
 	if err := s.in.resign(ctx); err != nil {
 		return nil, series.Stats{}, err
 	}
@@ -230,39 +242,42 @@ func (s *stage) sample(ctx context.Context, b int, grids []grid.Grid, sum *batch
 	if err != nil {
 		return nil, series.Stats{}, err
 	}
-	for attempt := 1; ; attempt++ {
-		so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, GDALConfig: gdalCfg, MaxCellScenes: cfg.MaxCellScenes}
-		if cb != nil {
-			so = cb.Options(so) // a retry reads only what no attempt read in full
-		}
-		obs, st, err := series.Sample(ctx, s.in.cat, grids, so)
-		n, paths := series.TransientReads(ctx, st.Problems)
-		if err != nil || n == 0 || attempt >= SampleAttempts {
-			if n > 0 {
-				sum.Warnings = append(sum.Warnings, fmt.Sprintf("batch %d: %d scene reads still failed after %d attempts; those scenes are skipped", b, n, attempt))
-			}
-			if cb != nil && err == nil {
-				cb.Sampled()
-				cb.Save(ctx, time.Now())
-				sum.addCacheStats(cb.Stats)
-			}
-			return obs, st, err
-		}
-		sum.Counts["batch_resamples"]++
-		// GDAL remembers a file it failed to open as missing: make it
-		// look again.
-		gdalCfg = nil
-		if len(paths) > 0 {
-			gdalCfg = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
-		}
-		wait := time.NewTimer(time.Duration(attempt) * 2 * time.Second)
-		select {
-		case <-ctx.Done():
-			wait.Stop()
-			return obs, st, ctx.Err()
-		case <-wait.C:
-		}
+	so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, MaxCellScenes: cfg.MaxCellScenes,
+		IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay}
+	if cb != nil {
+		so = cb.Options(so)
 	}
+	obs, st, err := series.Sample(ctx, s.in.cat, grids, so)
+	if cb != nil && err == nil {
+		// Only scenes read in full are cached: an incomplete scene is
+		// read again by the next run.
+		cb.Sampled()
+		cb.Save(ctx, time.Now())
+		sum.addCacheStats(cb.Stats)
+	}
+	return obs, st, err
+}
+
+// dropIncomplete records the talhões that lack scenes still failing
+// transiently (IN 2/2025 item 6.5 asks for all images available for the
+// talhão) as incomplete, naming the scenes, and returns the others: an
+// incomplete talhão gets no rows and no payload.
+func dropIncomplete(grids []grid.Grid, inc map[string][]string, sum *batchSummary) []grid.Grid {
+	if len(inc) == 0 {
+		return grids
+	}
+	kept := grids[:0:0]
+	for _, g := range grids {
+		scenes, ok := inc[g.Field.ID]
+		if !ok {
+			kept = append(kept, g)
+			continue
+		}
+		sum.Incomplete++
+		sum.Failures = append(sum.Failures, export.Failure{FieldID: g.Field.ID, Stage: "series", Status: export.StatusIncomplete,
+			Reason: fmt.Sprintf("%d scene(s) still failed transiently after the retry budget, so the series lacks available images (IN 6.5); run again to retry them: %s", len(scenes), strings.Join(scenes, ", "))})
+	}
+	return kept
 }
 
 // addSeriesStats records what sampling skipped, reported and read.
@@ -279,6 +294,14 @@ func (sum *batchSummary) addSeriesStats(st series.Stats) {
 	sum.Counts["scenes_read"] += int64(st.ScenesRead)
 	sum.Counts["gdal_reads"] += st.Reads
 	sum.Counts["gdal_read_bytes"] += st.ReadBytes
+	for c, v := range st.IO {
+		if sum.IO == nil {
+			sum.IO = map[string]export.IO{}
+		}
+		x := sum.IO[c]
+		x.Add(export.IO{Scenes: v.Scenes, Requests: v.Requests, Bytes: v.Bytes, Retries: v.Retries, ReadSeconds: v.ReadSeconds, ComputeSeconds: v.ComputeSeconds})
+		sum.IO[c] = x
+	}
 }
 
 // analyseAll analyses the talhões of a batch, Workers at a time.
@@ -598,8 +621,3 @@ func removeStaleTemps(out string, sh Shard, owned []grid.Field) {
 // memory of publishing (about 128 Ki observation rows, like DuckDB's 122,880
 // row groups) whatever the size of the shard.
 const PartRowGroupRows = 128 << 10
-
-// SampleAttempts is how many times a batch is sampled when some of its
-// scene reads fail transiently (HTTP 429/5xx, dropped or timed-out
-// connections) before the failed scenes are skipped and reported.
-const SampleAttempts = 4

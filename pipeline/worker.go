@@ -55,11 +55,18 @@ type Config struct {
 	// means the day before the contract year starts.
 	AsOf time.Time
 
-	Codes     sinm.SatelliteCodes // collection → SINM code (--satellite-codes)
-	Shard     Shard
-	Workers   int  // talhões analysed at once and scenes read at once; default GOMAXPROCS
-	BatchSize int  // talhões per batch; default 64
-	Force     bool // recompute even what a previous run committed
+	Codes   sinm.SatelliteCodes // collection → SINM code (--satellite-codes)
+	Shard   Shard
+	Workers int // talhões analysed at once and local scenes read at once; default GOMAXPROCS
+	// IOConcurrency bounds the scenes read at once from an object store
+	// or HTTP server (--io-concurrency); default series.DefaultIOConcurrency.
+	IOConcurrency int
+	// SceneAttempts and SceneRetryDelay are the retry budget of a scene
+	// whose reads fail transiently (series.Options); zero means the default.
+	SceneAttempts   int
+	SceneRetryDelay time.Duration
+	BatchSize       int  // talhões per batch; default 64
+	Force           bool // recompute even what a previous run committed
 	// Cache is the observation cache (--cache, a local folder or s3://
 	// prefix): scenes it holds for a talhão are not read again (docs/cache.md).
 	// "" reads everything. It does not change any output.
@@ -112,10 +119,13 @@ const HistoryYears = 9
 // Summary counts the talhões of a run by status.
 type Summary struct {
 	Total, OK, Partial, Failed, Skipped int
-	Resumed                             int // batches taken from a previous run
-	Payloads                            int // SINM payloads published
-	Manifest                            string
-	RunID                               string
+	// Incomplete talhões lack scenes that still failed transiently: no
+	// rows, no payload; the next run with the same inputs retries them.
+	Incomplete int
+	Resumed    int // batches taken from a previous run
+	Payloads   int // SINM payloads published
+	Manifest   string
+	RunID      string
 	// Failures are the first failed or partial talhões (ids and reasons,
 	// never CPF/CNPJ), failed ones first; run.json has them all.
 	Failures []export.Failure
@@ -496,7 +506,7 @@ func (r *run) previous(ctx context.Context) (Summary, bool) {
 		return Summary{}, false
 	}
 	r.prev = prev
-	if r.cfg.Force || prev.ParamsHash != r.in.params || !prev.Complete {
+	if r.cfg.Force || prev.ParamsHash != r.in.params || !prev.Complete || prev.Status.Incomplete > 0 {
 		return Summary{}, false
 	}
 	r.logf("already complete (%s): nothing to do; --force recomputes", r.manifestLoc)
@@ -508,7 +518,7 @@ func (r *run) previous(ctx context.Context) (Summary, bool) {
 // partial, in id order.
 func firstFailures(all []export.Failure) []export.Failure {
 	var out []export.Failure
-	for _, status := range []string{export.StatusFailed, export.StatusPartial} {
+	for _, status := range []string{export.StatusFailed, export.StatusIncomplete, export.StatusPartial} {
 		for _, f := range all {
 			if f.Status == status && len(out) < MaxSummaryFailures {
 				out = append(out, f)
@@ -551,13 +561,17 @@ func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int
 		tr.p.Phase = "batch"
 		tr.p.OK, tr.p.Partial, tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
 		tr.p.ScenesRead, tr.p.Observations = m.Counts["scenes_read"], m.Counts["observations"]
+		tr.p.Incomplete = m.Status.Incomplete
+		if !resumed {
+			tr.p.BytesRead += ioBytes(res.IO)
+		}
 		tr.batch(len(batch), time.Since(tb), resumed)
 		if cfg.OnProgress != nil {
 			cfg.OnProgress(tr.p)
 		} else {
-			r.logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d)%s, %.1f talhões/s, eta %s",
-				b+1, nb, tr.p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed,
-				map[bool]string{true: " [resumed]"}[resumed], tr.p.Rate, tr.p.ETA)
+			r.logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d, incomplete %d)%s, %.1f talhões/s, %.1f MB/s read, eta %s",
+				b+1, nb, tr.p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete,
+				map[bool]string{true: " [resumed]"}[resumed], tr.p.Rate, tr.p.MBps, tr.p.ETA)
 		}
 	}
 	return sum, nil
@@ -615,21 +629,24 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	}
 	m.Record("publish", time.Since(t0))
 	m.Record("total", time.Since(r.start))
-	m.Status.Total = m.Status.OK + m.Status.Partial + m.Status.Failed
+	m.Status.Total = m.Status.OK + m.Status.Partial + m.Status.Failed + m.Status.Incomplete
 	m.Counts["talhoes_ok"], m.Counts["talhoes_partial"], m.Counts["talhoes_failed"] = int64(m.Status.OK), int64(m.Status.Partial), int64(m.Status.Failed)
+	if m.Status.Incomplete > 0 {
+		m.Counts["talhoes_incomplete"] = int64(m.Status.Incomplete)
+	}
 	m.FinishedAt = time.Now().UTC()
 	m.Complete = true
 	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
 	}
 	st.cleanup(ctx, nb)
-	sum.Total, sum.OK, sum.Partial, sum.Failed = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed
+	sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete
 	sum.Manifest, sum.RunID, sum.Payloads, sum.Failures = r.manifestLoc, m.RunID, npayloads, firstFailures(m.Failures)
 	r.tr.p.Phase = "done"
 	r.tr.p.OK, r.tr.p.Partial, r.tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
 	r.progress()
-	r.logf("done: %d talhões (ok %d, partial %d, failed %d) in %s; manifest %s",
-		sum.Total, sum.OK, sum.Partial, sum.Failed, time.Since(r.start).Round(time.Millisecond), r.manifestLoc)
+	r.logf("done: %d talhões (ok %d, partial %d, failed %d, incomplete %d) in %s; manifest %s",
+		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete, time.Since(r.start).Round(time.Millisecond), r.manifestLoc)
 	return sum, nil
 }
 

@@ -19,6 +19,13 @@ const (
 	// SkipUnreadable: a file could not be opened or read. Some of these
 	// failures are transient (see TransientReads).
 	SkipUnreadable SkipReason = "unreadable"
+	// SkipTransient: a scene whose reads still failed transiently (HTTP
+	// 429/5xx, dropped or timed-out connections) after every attempt of
+	// the retry budget (Options.SceneAttempts). The image exists and may be
+	// read later: the talhões that needed it are incomplete
+	// (Stats.Incomplete), never computed without it (IN 2/2025 item 6.5:
+	// all images available for the talhão).
+	SkipTransient SkipReason = "transient"
 	// SkipCancelled: a read stopped because the context was cancelled.
 	SkipCancelled SkipReason = "cancelled"
 	// SkipNoCRS: a raster has no CRS or no usable geotransform, or the cell

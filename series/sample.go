@@ -61,6 +61,18 @@ type Options struct {
 	// a scene past it is skipped as unreadable (a transient failure, see
 	// TransientReads) and the run goes on. 0 means DefaultSceneTimeout.
 	SceneTimeout time.Duration
+	// IOConcurrency bounds the scenes read at once when the assets are
+	// remote (/vsis3/, /vsicurl/): a read mostly waits for the network, so
+	// many are in flight while the cores decode. ≤ 0 means
+	// DefaultIOConcurrency. Local assets are read Workers at a time.
+	IOConcurrency int
+	// SceneAttempts bounds how many times a scene whose reads fail
+	// transiently is read (≤ 0: DefaultSceneAttempts); SceneRetryDelay is
+	// the first wait between attempts (≤ 0: DefaultSceneRetryDelay). A scene
+	// still failing then is SkipTransient and its talhões are in
+	// Stats.Incomplete.
+	SceneAttempts   int
+	SceneRetryDelay time.Duration
 	// MaxCellScenes caps, per talhão, its cells × the scenes selected for
 	// it: a talhão over the cap is refused before any read (Stats.Refused).
 	// 0 means DefaultMaxCellScenes; a negative value removes the cap.
@@ -161,6 +173,13 @@ type Stats struct {
 	// GDAL's cache or range merging serves it) and ReadBytes the pixel
 	// bytes those window reads returned, over the scenes read.
 	Reads, ReadBytes int64
+	// Incomplete holds, by field id, the scenes (item ids, sorted) the
+	// talhão needed that still failed transiently after the retry budget
+	// (SkipTransient). Such a talhão lacks available images: its indicators
+	// must not be computed from the rest.
+	Incomplete map[string][]string
+	// IO accounts for the reads by collection.
+	IO map[string]*IOStats
 }
 
 func (s *Stats) skip(reason SkipReason, n int) {
@@ -203,12 +222,13 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 	st.Scenes = len(jobs)
 	st.Refused = refused
 	toRead, known := unknown(jobs, grids, o.Known)
+	net0 := storage.GDALNetStats()
 	results := sampleScenes(ctx, toRead, grids, o, cat.allow)
 	if err := ctx.Err(); err != nil {
 		return nil, st, fmt.Errorf("sample series: %w", err)
 	}
 	var all []Obs
-	for _, r := range results {
+	for i, r := range results {
 		all = append(all, r.obs...)
 		if r.st.read {
 			st.ScenesRead++
@@ -219,6 +239,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 			st.skip(k, v)
 		}
 		st.Problems = append(st.Problems, r.st.problems...)
+		st.account(toRead[i], r.st, grids)
 	}
 	if o.OnScene != nil {
 		reportScenes(toRead, results, grids, o.OnScene)
@@ -228,6 +249,7 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 			all = append(all, ob)
 		}
 	}
+	st.addNet(netByCollection(toRead, cat.allow, net0, storage.GDALNetStats()))
 	all = collapse(all)
 	for _, ob := range all {
 		st.Masked[ob.Mask]++
@@ -301,6 +323,83 @@ func (o Options) maxCellScenes() int {
 	return o.MaxCellScenes
 }
 
+// workers is the number of scenes read at once: IOConcurrency when any
+// asset of jobs is remote, Workers otherwise.
+func (o Options) workers(jobs []*sceneJob, allow []hrefRule) int {
+	for _, j := range jobs {
+		for _, a := range j.item.Assets {
+			if p, err := gdalPath(a.Href, allow); err == nil && strings.HasPrefix(p, "/vsi") {
+				if o.IOConcurrency > 0 {
+					return o.IOConcurrency
+				}
+				return DefaultIOConcurrency
+			}
+		}
+	}
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (o Options) sceneAttempts() int {
+	if o.SceneAttempts <= 0 {
+		return DefaultSceneAttempts
+	}
+	return o.SceneAttempts
+}
+
+func (o Options) sceneRetryDelay() time.Duration {
+	if o.SceneRetryDelay <= 0 {
+		return DefaultSceneRetryDelay
+	}
+	return o.SceneRetryDelay
+}
+
+// account adds one scene's I/O to its collection and, when the scene is
+// incomplete, names it for each talhão that needed it.
+func (s *Stats) account(j *sceneJob, ss sceneStats, grids []grid.Grid) {
+	if s.IO == nil {
+		s.IO = map[string]*IOStats{}
+	}
+	c := j.item.Collection
+	if s.IO[c] == nil {
+		s.IO[c] = &IOStats{}
+	}
+	s.IO[c].add(ss.io)
+	if !ss.incomplete {
+		return
+	}
+	if s.Incomplete == nil {
+		s.Incomplete = map[string][]string{}
+	}
+	for _, c := range j.cells {
+		id := grids[c.g].Field.ID
+		if l := s.Incomplete[id]; len(l) == 0 || l[len(l)-1] != j.item.ID {
+			s.Incomplete[id] = append(l, j.item.ID)
+		}
+	}
+}
+
+// addNet adds GDAL's requests and bytes by collection, and sorts the
+// incomplete scenes of each talhão.
+func (s *Stats) addNet(net map[string]storage.NetStat) {
+	for c, n := range net {
+		if s.IO == nil {
+			s.IO = map[string]*IOStats{}
+		}
+		if s.IO[c] == nil {
+			s.IO[c] = &IOStats{}
+		}
+		s.IO[c].Requests += n.Requests
+		s.IO[c].Bytes += n.Bytes
+	}
+	for id, l := range s.Incomplete {
+		sort.Strings(l)
+		s.Incomplete[id] = slices.Compact(l)
+	}
+}
+
 func (o Options) sceneTimeout() time.Duration {
 	if o.SceneTimeout <= 0 {
 		return DefaultSceneTimeout
@@ -354,10 +453,7 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	for k, p := range o.Profiles {
 		profiles[k] = p
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := o.workers(jobs, allow)
 	cfg := append(append([]string{}, cloudConfig...), o.GDALConfig...)
 	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
 	free := make(chan *reader, workers)
@@ -372,18 +468,21 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 			break
 		}
 		g.Go(func() error {
-			r := <-free
-			res, abandoned := runScene(ctx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
-				obs, ss := r.scene(sctx, job, grids, profiles)
-				return sceneResult{obs, ss}
-			}, r.close)
-			if abandoned {
-				// r stays with the blocked read, which closes it when GDAL
-				// returns; this worker goes on with a fresh reader.
-				r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
-			}
-			free <- r
-			results[j] = res
+			results[j] = retryScene(ctx, o.sceneAttempts(), o.sceneRetryDelay(), func(extra []string) sceneResult {
+				r := <-free
+				r.extra = extra
+				res, abandoned := runScene(ctx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
+					obs, ss := r.scene(sctx, job, grids, profiles)
+					return sceneResult{obs, ss}
+				}, r.close)
+				if abandoned {
+					// r stays with the blocked read, which closes it when
+					// GDAL returns; this worker goes on with a fresh reader.
+					r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
+				}
+				free <- r
+				return res
+			})
 			return nil
 		})
 	}
@@ -521,6 +620,9 @@ type sceneStats struct {
 	// reads and bytes count the scene's GDAL opens and window reads and
 	// the pixel bytes read (Stats.Reads).
 	reads, bytes int64
+	// incomplete: the scene still failed transiently after its attempts.
+	incomplete bool
+	io         IOStats
 }
 
 func (s *sceneStats) skip(it *Item, asset string, reason SkipReason, n int, err error) {
@@ -545,33 +647,40 @@ type reader struct {
 	// (where a VSI cache would only add a copy).
 	cloudCfg, localCfg []string
 	allow              []hrefRule
-	buf                []float64
-	u8                 []uint8
-	u16                []uint16
-	i16                []int16
-	f32                []float32
+	// extra are GDAL options of this attempt only (retryScene); log
+	// records the attempt's GDAL retries and read time.
+	extra []string
+	log   *ioLog
+	buf   []float64
+	u8    []uint8
+	u16   []uint16
+	i16   []int16
+	f32   []float32
 	// reads and bytes count GDAL opens and window reads, and pixel bytes
 	// read, since the reader was made (sceneStats.reads).
 	reads, bytes int64
-	// Transforms from WGS84 by raster CRS WKT: creating one costs
-	// 10–250 ms in PROJ, so each goroutine keeps its own.
-	trs map[string]*godal.Transform
 }
 
-// close hands the reader's transforms back to the pool.
-func (r *reader) close() {
+// close releases the reader (its transforms live in trPool).
+func (r *reader) close() {}
+
+// cpuSlots bounds the CPU work of the scenes in flight that runs in Go or
+// PROJ (projecting cells, building transforms) to the cores, however many
+// scenes wait for the network (Options.IOConcurrency).
+var cpuSlots = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// putTransform hands a transform back to the pool.
+func putTransform(wkt string, t *godal.Transform) {
 	trPool.Lock()
 	defer trPool.Unlock()
-	for wkt, t := range r.trs {
-		trPool.free[wkt] = append(trPool.free[wkt], t)
-	}
-	r.trs = nil
+	trPool.free[wkt] = append(trPool.free[wkt], t)
 }
 
 // trPool keeps PROJ transforms from WGS84 between Sample calls, by target
-// CRS WKT (at most one per worker and CRS ever built): building one costs
-// 10–250 ms, far more than a small scene's reads. A godal.Transform is
-// not safe for concurrent use, so each is held by one reader at a time.
+// CRS WKT (at most one per concurrent toCRS call and CRS ever built):
+// building one costs 10–250 ms, far more than a small scene's reads. A
+// godal.Transform is not safe for concurrent use, so each is held by one
+// call at a time.
 var trPool = struct {
 	sync.Mutex
 	free map[string][]*godal.Transform
@@ -633,22 +742,38 @@ type sceneSkip struct {
 // scene samples one scene at its cells: it resolves the profile's assets,
 // reads the mask and then the bands at the clear cells, and computes the
 // indices.
-func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) (_ []Obs, ss sceneStats) {
+func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) ([]Obs, sceneStats) {
+	var ss sceneStats
 	r0, b0 := r.reads, r.bytes
-	defer func() { ss.reads, ss.bytes = r.reads-r0, r.bytes-b0 }()
+	log := &ioLog{}
+	r.log = log
+	t0 := time.Now()
+	obs := r.sceneObs(ctx, job, grids, profiles, &ss)
+	read := time.Duration(log.readNano.Load())
+	ss.io.ReadSeconds = read.Seconds()
+	ss.io.ComputeSeconds = max(time.Since(t0)-read, 0).Seconds()
+	log.mu.Lock()
+	ss.io.Retries = log.retries
+	log.mu.Unlock()
+	ss.reads, ss.bytes = r.reads-r0, r.bytes-b0
+	return obs, ss
+}
+
+// sceneObs is scene without the accounting.
+func (r *reader) sceneObs(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile, ss *sceneStats) []Obs {
 	it := job.item
 	if ctx.Err() != nil {
-		return nil, ss
+		return nil
 	}
 	p := profiles[it.Collection]
 	if p == nil {
 		ss.skip(it, "", SkipNoProfile, 1, fmt.Errorf("collection %q has no sensor profile", it.Collection))
-		return nil, ss
+		return nil
 	}
 	cells := job.cells
 	if p.MODIS {
-		if cells = modisCells(cells, grids, &ss); len(cells) == 0 {
-			return nil, ss
+		if cells = modisCells(cells, grids, ss); len(cells) == 0 {
+			return nil
 		}
 	}
 	roles, qa, skip := resolveRoles(it, p, r.allow)
@@ -658,15 +783,15 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 		mask, skip = r.read(ctx, p, roles, qa, lon, lat)
 		if skip == nil {
 			ss.read = true
-			obs := indices(it, p, roles, mask, cells, grids, &ss)
+			obs := indices(it, p, roles, mask, cells, grids, ss)
 			if qa == nil && len(p.QA) > 0 {
 				flagNoQA(obs)
 			}
-			return obs, ss
+			return obs
 		}
 	}
 	ss.skip(it, skip.asset, skip.reason, 1, skip.err)
-	return nil, ss
+	return nil
 }
 
 // flagNoQA flags the valid observations of a scene read without its QA
@@ -783,20 +908,76 @@ func (r *reader) read(ctx context.Context, p *Profile, roles []*role, qa *role, 
 		}
 	}
 	idx := pending(mask)
+	if len(idx) == 0 {
+		return mask, nil
+	}
+	var rest []*role
 	for _, ro := range roles {
-		if ro == qa || len(idx) == 0 {
-			continue
-		}
-		if err := r.readPixels(ctx, ro, idx); err != nil {
-			return nil, &sceneSkip{ro.key, readReason(ctx), err}
+		if ro != qa {
+			rest = append(rest, ro)
 		}
 	}
+	if skip := r.readRoles(ctx, rest, idx); skip != nil {
+		return nil, skip
+	}
 	return mask, nil
+}
+
+// readRoles reads the roles at the cells idx. Remote files are read all at
+// once (one goroutine and buffer per file, the roles of one file in turn:
+// a GDAL dataset is not safe for concurrent use); local ones in turn.
+func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *sceneSkip {
+	byFile := map[*openDS][]*role{}
+	var order []*openDS
+	for _, ro := range roles {
+		if _, ok := byFile[ro.ds]; !ok {
+			order = append(order, ro.ds)
+		}
+		byFile[ro.ds] = append(byFile[ro.ds], ro)
+	}
+	if len(order) < 2 || !strings.HasPrefix(roles[0].path, "/vsi") {
+		for _, ro := range roles {
+			if err := r.readPixels(ctx, ro, idx); err != nil {
+				return &sceneSkip{ro.key, readReason(ctx), err}
+			}
+		}
+		return nil
+	}
+	skips := make([]*sceneSkip, len(order))
+	subs := make([]*reader, len(order))
+	var wg sync.WaitGroup
+	for i, f := range order {
+		subs[i] = &reader{log: r.log} // its own buffers and counts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub := subs[i]
+			for _, ro := range byFile[f] {
+				if err := sub.readPixels(ctx, ro, idx); err != nil {
+					skips[i] = &sceneSkip{ro.key, readReason(ctx), err}
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, sub := range subs {
+		r.reads, r.bytes = r.reads+sub.reads, r.bytes+sub.bytes
+	}
+	for _, sk := range skips {
+		if sk != nil {
+			return sk
+		}
+	}
+	return nil
 }
 
 // openRoles opens each role's file once (files holds those already open)
 // and picks its band.
 func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
+	if skip := r.openRemote(roles, files); skip != nil {
+		return skip
+	}
 	for _, ro := range roles {
 		if f, ok := files[ro.path]; ok {
 			ro.ds = f
@@ -816,6 +997,50 @@ func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
 		ro.nd, ro.hasND = ro.band.NoData()
 	}
 	return nil
+}
+
+// openRemote opens the roles' remote files (/vsis3/, /vsicurl/) all at
+// once, adding them to files: each open waits for the network, so a scene
+// pays one round of opens instead of one per file. Local files are left to
+// openRoles (opened one after the other, as fast as the disk allows).
+func (r *reader) openRemote(roles []*role, files map[string]*openDS) *sceneSkip {
+	var paths []string
+	key := map[string]*role{}
+	for _, ro := range roles {
+		if _, ok := key[ro.path]; !ok && strings.HasPrefix(ro.path, "/vsi") {
+			key[ro.path] = ro
+			paths = append(paths, ro.path)
+		}
+	}
+	if len(paths) < 2 {
+		return nil
+	}
+	type opened struct {
+		f      *openDS
+		reason SkipReason
+		err    error
+	}
+	res := make([]opened, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, reason, err := r.open(p, key[p].asset.GDALConfig...)
+			res[i] = opened{f, reason, err}
+		}()
+	}
+	wg.Wait()
+	r.reads += int64(len(paths))
+	var skip *sceneSkip
+	for i, o := range res {
+		if o.err == nil {
+			files[paths[i]] = o.f // closed by read, with the others
+		} else if skip == nil {
+			skip = &sceneSkip{key[paths[i]].key, o.reason, o.err}
+		}
+	}
+	return skip
 }
 
 // locate places the cell centres in each role's pixel space (one
@@ -1027,12 +1252,16 @@ var openDrivers = []string{"GTiff"}
 func (r *reader) open(path string, extra ...string) (*openDS, SkipReason, error) {
 	cfg := r.localCfg
 	if strings.HasPrefix(path, "/vsi") {
-		cfg = r.cloudCfg
+		cfg = append(append([]string{}, r.cloudCfg...), r.extra...)
 	}
 	if len(extra) > 0 {
 		cfg = append(append([]string{}, cfg...), extra...)
 	}
-	ds, err := godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...))
+	var ds *godal.Dataset
+	err := r.log.timed(func() (err error) {
+		ds, err = godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...), godal.ErrLogger(r.log.handler))
+		return err
+	})
 	if err != nil {
 		return nil, SkipUnreadable, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -1077,10 +1306,11 @@ func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, er
 	if wgs84Err != nil {
 		return nil, nil, fmt.Errorf("create WGS84: %w", wgs84Err)
 	}
-	tr, ok := r.trs[wkt]
-	if !ok {
-		tr = takeTransform(wkt)
-	}
+	// A transform is held for this call only, so the pool holds about as
+	// many as calls run at once (the cores), not one per scene in flight.
+	cpuSlots <- struct{}{}
+	defer func() { <-cpuSlots }()
+	tr := takeTransform(wkt)
 	if tr == nil {
 		dst, err := godal.NewSpatialRefFromWKT(wkt)
 		if err != nil {
@@ -1092,12 +1322,7 @@ func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, er
 			return nil, nil, fmt.Errorf("transform to raster CRS: %w", err)
 		}
 	}
-	if !ok {
-		if r.trs == nil {
-			r.trs = map[string]*godal.Transform{}
-		}
-		r.trs[wkt] = tr
-	}
+	defer putTransform(wkt, tr)
 	x := append([]float64(nil), lon...)
 	y := append([]float64(nil), lat...)
 	if len(x) == 0 {
@@ -1153,7 +1378,9 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		// block.
 		buf, at := r.typed(bs.DataType, aw*ah)
 		r.reads, r.bytes = r.reads+1, r.bytes+int64(aw*ah*bs.DataType.Size())
-		if err := band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(ro.ds.cfg...)); err != nil {
+		if err := r.log.timed(func() error {
+			return band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(ro.ds.cfg...), godal.ErrLogger(r.log.handler))
+		}); err != nil {
 			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
 		}
 		for _, i := range idx {
@@ -1181,7 +1408,9 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		ww, wh := w.x1-w.x0+1, w.y1-w.y0+1
 		buf, at := r.typed(bs.DataType, ww*wh)
 		r.reads, r.bytes = r.reads+1, r.bytes+int64(ww*wh*bs.DataType.Size())
-		if err := band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(ro.ds.cfg...)); err != nil {
+		if err := r.log.timed(func() error {
+			return band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(ro.ds.cfg...), godal.ErrLogger(r.log.handler))
+		}); err != nil {
 			return fmt.Errorf("read %s block %v: %w", ro.asset.Href, k, err)
 		}
 		for _, i := range per[k] {

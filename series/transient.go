@@ -22,7 +22,8 @@ var transientMarks = []string{
 var remoteRaster = regexp.MustCompile("(/vsis3/|s3://)[^\\s'`\"]+?\\.(?:tif|TIF|tiff|TIFF)")
 
 // TransientReads counts the problems of a Sample that are scene reads
-// (SkipUnreadable) which may succeed when tried again: the GDAL/curl error
+// (SkipUnreadable, or SkipTransient once Sample's own attempts are spent)
+// which may succeed when tried again: the GDAL/curl error
 // says so (HTTP 429/5xx, a dropped or timed-out connection), or GDAL could
 // not open a remote file although the object is there (a dropped HEAD
 // request leaves GDAL believing it missing; this asks the object store). It
@@ -49,7 +50,7 @@ func TransientReads(ctx context.Context, ps []Problem) (n int, gdalPaths []strin
 // transientRead says whether p is a read failure worth another attempt,
 // and the GDAL path of the remote raster it names ("" when none).
 func transientRead(ctx context.Context, p Problem) (bool, string) {
-	if p.Reason != SkipUnreadable {
+	if p.Reason != SkipUnreadable && p.Reason != SkipTransient {
 		return false, ""
 	}
 	msg := p.Error() // holds p.Detail, the read error

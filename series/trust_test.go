@@ -225,13 +225,13 @@ func silentScene(t *testing.T) (*Catalog, grid.Grid) {
 func TestSilentServer(t *testing.T) {
 	t.Run("gdal timeout", func(t *testing.T) {
 		cat, g := silentScene(t)
-		o := Options{GDALConfig: []string{"GDAL_HTTP_CONNECTTIMEOUT=1", "GDAL_HTTP_TIMEOUT=1", "GDAL_HTTP_MAX_RETRY=0"}}
+		o := Options{SceneAttempts: 1, GDALConfig: []string{"GDAL_HTTP_CONNECTTIMEOUT=1", "GDAL_HTTP_TIMEOUT=1", "GDAL_HTTP_MAX_RETRY=0"}}
 		_, st, err := sampleWithin(t, context.Background(), 20*time.Second, cat, g, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Skipped[SkipUnreadable] != 1 {
-			t.Fatalf("stats %+v, want the scene unreadable", st)
+		if st.Skipped[SkipTransient] != 1 || len(st.Incomplete[g.Field.ID]) != 1 {
+			t.Fatalf("stats %+v, want the scene transient and its talhão incomplete", st)
 		}
 		if n, _ := TransientReads(context.Background(), st.Problems); n != 1 {
 			t.Errorf("TransientReads = %d, want the timeout counted as transient (%v)", n, st.Problems)
@@ -239,7 +239,7 @@ func TestSilentServer(t *testing.T) {
 	})
 	t.Run("scene deadline", func(t *testing.T) {
 		cat, g := silentScene(t)
-		o := Options{SceneTimeout: time.Second, GDALConfig: []string{"GDAL_HTTP_TIMEOUT=8", "GDAL_HTTP_MAX_RETRY=0"}}
+		o := Options{SceneAttempts: 1, SceneTimeout: time.Second, GDALConfig: []string{"GDAL_HTTP_TIMEOUT=8", "GDAL_HTTP_MAX_RETRY=0"}}
 		t0 := time.Now()
 		_, st, err := sampleWithin(t, context.Background(), 6*time.Second, cat, g, o)
 		if err != nil {
@@ -248,8 +248,8 @@ func TestSilentServer(t *testing.T) {
 		if d := time.Since(t0); d > 4*time.Second {
 			t.Errorf("Sample took %s with a 1 s scene deadline", d)
 		}
-		if st.Skipped[SkipUnreadable] != 1 || !strings.Contains(st.Problems[0].Detail, "deadline") {
-			t.Fatalf("stats %+v, want the scene unreadable at its deadline", st)
+		if st.Skipped[SkipTransient] != 1 || !strings.Contains(st.Problems[0].Detail, "deadline") || len(st.Incomplete[g.Field.ID]) != 1 {
+			t.Fatalf("stats %+v, want the scene transient at its deadline and its talhão incomplete", st)
 		}
 		if n, _ := TransientReads(context.Background(), st.Problems); n != 1 {
 			t.Errorf("TransientReads = %d, want the deadline counted as transient", n)

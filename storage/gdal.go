@@ -32,6 +32,8 @@ func GDALConfig() map[string]string {
 	opts := map[string]string{
 		"GDAL_HTTP_MAX_RETRY":   strconv.Itoa(MaxAttempts - 1),
 		"GDAL_HTTP_RETRY_DELAY": GDALRetryDelay,
+		// Requests and bytes by file, for run.json (GDALNetStats).
+		"CPL_VSIL_NETWORK_STATS_ENABLED": "YES",
 	}
 	if e := endpoint(); e != "" {
 		if u, err := url.Parse(e); err == nil && u.Host != "" {

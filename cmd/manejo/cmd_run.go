@@ -71,6 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
 	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
+	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
 	fs.IntVar(&f.cfg.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in cells × scenes (about 1.1 KB each): a talhão over it fails unread with the reason; 0 = %d (about 4.4 GB), -1 = no cap", series.DefaultMaxCellScenes))
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
@@ -174,8 +175,8 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed; %d SINM payload(s); manifest %s\n",
-		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Payloads, sum.Manifest)
+	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed, %d incomplete (scenes still failing transiently: run again); %d SINM payload(s); manifest %s\n",
+		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete, sum.Payloads, sum.Manifest)
 	return runOutcome(sum, cfg.Out, stderr)
 }
 
@@ -183,7 +184,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // never hold CPF/CNPJ) and turns a run with failed talhões, or without a
 // single payload, into exit 3.
 func runOutcome(sum pipeline.Summary, out string, stderr io.Writer) error {
-	if sum.Failed == 0 && sum.Payloads > 0 {
+	if sum.Failed == 0 && sum.Incomplete == 0 && sum.Payloads > 0 {
 		return nil
 	}
 	if len(sum.Failures) > 0 {
@@ -196,7 +197,7 @@ func runOutcome(sum pipeline.Summary, out string, stderr io.Writer) error {
 	if sum.Payloads == 0 {
 		return fmt.Errorf("no talhão got a SINM payload (%d talhões: %d partial, %d failed): %w", sum.Total, sum.Partial, sum.Failed, errPartial)
 	}
-	return partialError(sum.Failed, sum.Total)
+	return partialError(sum.Failed+sum.Incomplete, sum.Total)
 }
 
 // printable quotes an id holding control or format characters, so an id

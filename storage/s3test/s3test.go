@@ -5,12 +5,15 @@ package s3test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -34,6 +37,16 @@ type Faults struct {
 	// EveryDrop resets the connection of every n-th request without an
 	// answer (0: never), as a crashed proxy or a lost node would.
 	EveryDrop int
+	// Rate503 and RateDrop fail that share (0..1) of the numbered
+	// requests at random, answered 503 SlowDown or reset, drawn from a
+	// generator seeded with Seed: the same requests in the same order get
+	// the same faults.
+	Rate503, RateDrop float64
+	Seed              uint64
+	// Latency delays the answer to every request (faults and clean ones,
+	// matching Match or not) while Off is not set: an object store tens of
+	// milliseconds away.
+	Latency time.Duration
 	// Match, when set, limits faults to the requests it accepts; only
 	// those are numbered.
 	Match func(*http.Request) bool
@@ -44,6 +57,8 @@ type Faults struct {
 type Flaky struct {
 	h      http.Handler
 	f      Faults
+	mu     sync.Mutex
+	rng    *rand.Rand
 	n      atomic.Int64
 	failed atomic.Int64
 	drops  atomic.Int64
@@ -52,7 +67,26 @@ type Flaky struct {
 }
 
 // NewFlaky wraps h.
-func NewFlaky(h http.Handler, f Faults) *Flaky { return &Flaky{h: h, f: f} }
+func NewFlaky(h http.Handler, f Faults) *Flaky {
+	return &Flaky{h: h, f: f, rng: rand.New(rand.NewPCG(f.Seed, 0x5eed))}
+}
+
+// draw returns the fault of a request by rate: 0 none, 1 a 503, 2 a reset.
+func (fl *Flaky) draw() int {
+	if fl.f.Rate503 <= 0 && fl.f.RateDrop <= 0 {
+		return 0
+	}
+	fl.mu.Lock()
+	u := fl.rng.Float64()
+	fl.mu.Unlock()
+	switch {
+	case u < fl.f.Rate503:
+		return 1
+	case u < fl.f.Rate503+fl.f.RateDrop:
+		return 2
+	}
+	return 0
+}
 
 // Requests returns the number of requests numbered (faults on, matching).
 func (fl *Flaky) Requests() int64 { return fl.n.Load() }
@@ -65,12 +99,26 @@ func (fl *Flaky) Dropped() int64 { return fl.drops.Load() }
 
 // ServeHTTP implements http.Handler.
 func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if fl.Off.Load() || (fl.f.Match != nil && !fl.f.Match(r)) {
+	if fl.Off.Load() {
+		fl.h.ServeHTTP(w, r)
+		return
+	}
+	if fl.f.Latency > 0 {
+		t := time.NewTimer(fl.f.Latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	if fl.f.Match != nil && !fl.f.Match(r) {
 		fl.h.ServeHTTP(w, r)
 		return
 	}
 	n := fl.n.Add(1)
-	if fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0 {
+	fault := fl.draw()
+	if fault == 1 || fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0 {
 		fl.failed.Add(1)
 		w.Header().Set("Content-Type", "application/xml")
 		w.Header().Set("Retry-After", "0")
@@ -78,7 +126,7 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`))
 		return
 	}
-	if fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 {
+	if fault == 2 || fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				fl.drops.Add(1)

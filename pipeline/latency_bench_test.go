@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/internal/testkit"
+	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/storage/s3test"
+)
+
+// remoteRun starts a loopback S3 server with the faults f, uploads the
+// test archive to it (faults off), and returns the Config of a run reading
+// every input from it and writing to a local folder, and the server's
+// fault counter. GDAL's own retries wait 50 ms instead of 0.5 s, so a
+// benchmark measures the latency, not GDAL's default back-off.
+func remoteRun(tb testing.TB, f s3test.Faults) (Config, *s3test.Flaky) {
+	tb.Helper()
+	dir := archive(tb)
+	ctx := context.Background()
+	_, fl := s3test.StartFlakyS3(tb, f, "remote")
+	tb.Setenv("GDAL_HTTP_RETRY_DELAY", "0.05")
+	fl.Off.Store(true)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return storage.WriteFile(ctx, "s3://remote/archive/"+filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fl.Off.Store(false)
+	cfg := baseConfig(tb, "", "")
+	cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = "s3://remote/archive/talhoes.geojson", "s3://remote/archive/catalog.json", "s3://remote/archive/dem.tif", "s3://remote/archive/sowing.csv"
+	return cfg, fl
+}
+
+// sameOutputs fails unless the data files of got equal those of want.
+func sameOutputs(tb testing.TB, what, want, got string) {
+	tb.Helper()
+	w, g := testkit.HashTree(tb, want, "run.json", "run/"), testkit.HashTree(tb, got, "run.json", "run/")
+	if len(w) != len(g) {
+		tb.Errorf("%s: %d files, want %d", what, len(g), len(w))
+	}
+	for k, v := range w {
+		if g[k] != v {
+			tb.Errorf("%s: %s differs from the local, fault-free run", what, k)
+		}
+	}
+}
+
+var latencies = []int{0, 40}
+
+// BenchmarkRemoteLatency runs the worker on the test archive served by a
+// loopback S3 server that delays every answer by 0, 20, 40 and 80 ms, and
+// reports each run's wall time as a ratio to the zero-latency run of the
+// same benchmark (latency_ratio), with the requests the server answered.
+// The outputs must equal those of the local reference run byte for byte.
+func BenchmarkRemoteLatency(b *testing.B) {
+	// The reference: the same run on local files, at the default batch
+	// size (part files hold a row group per batch, so it shapes the bytes).
+	ref := b.TempDir()
+	local := baseConfig(b, archive(b), ref)
+	local.BatchSize = 0
+	if _, err := Run(context.Background(), local); err != nil {
+		b.Fatal(err)
+	}
+	var base time.Duration
+	for _, ms := range latencies {
+		b.Run(fmt.Sprintf("latency=%dms", ms), func(b *testing.B) {
+			cfg, fl := remoteRun(b, s3test.Faults{Latency: time.Duration(ms) * time.Millisecond})
+			cfg.BatchSize = 0 // the default, as `manejo run` without --batch-size
+			var wall time.Duration
+			for i := 0; i < b.N; i++ {
+				cfg.Out = b.TempDir()
+				t0 := time.Now()
+				if _, err := Run(context.Background(), cfg); err != nil {
+					b.Fatal(err)
+				}
+				wall += time.Since(t0)
+				sameOutputs(b, fmt.Sprintf("%d ms", ms), ref, cfg.Out)
+			}
+			per := wall / time.Duration(b.N)
+			if ms == 0 {
+				base = per
+			}
+			b.ReportMetric(per.Seconds(), "s/run")
+			if base > 0 {
+				b.ReportMetric(per.Seconds()/base.Seconds(), "latency_ratio")
+			}
+			b.ReportMetric(float64(fl.Requests())/float64(b.N), "requests/run")
+		})
+	}
+}

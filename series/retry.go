@@ -1,0 +1,227 @@
+package series
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/storage"
+)
+
+// DefaultSceneAttempts is the default Options.SceneAttempts: a scene whose
+// reads fail transiently is read again up to 5 times in all, each attempt
+// with GDAL's own retries of every request (storage.MaxAttempts) inside it.
+const DefaultSceneAttempts = 5
+
+// DefaultSceneRetryDelay is the default Options.SceneRetryDelay: the first
+// wait before a scene is read again, doubled at each attempt (1, 2, 4, 8 s)
+// with jitter.
+const DefaultSceneRetryDelay = time.Second
+
+// DefaultIOConcurrency is the default Options.IOConcurrency: scenes read at
+// once from an object store. Each waits tens of milliseconds per request,
+// so far more reads than cores keep the cores busy. Measured on the test
+// archive over a loopback S3 server with 40 ms per request (2 cores): 16
+// in flight took 8.7 s, 32 took 4.0 s, 64 took 5.2–6.0 s and 128 took 13.7
+// s (threads and GDAL's shared caches contend): docs/performance.md.
+const DefaultIOConcurrency = 32
+
+// IOStats accounts for the reads of one collection in a Sample.
+type IOStats struct {
+	Scenes int `json:"scenes"` // scene attempts started (a retried scene counts each attempt)
+	// Requests and Bytes are the HTTP requests GDAL sent and the bytes it
+	// received for the collection's remote assets (GDAL's network
+	// statistics); 0 for local files, which GDAL reads through the OS.
+	Requests int64 `json:"requests"`
+	Bytes    int64 `json:"bytes"`
+	// Retries counts retries by cause: "gdal:http-503", "gdal:connection-reset"...
+	// are requests GDAL retried itself (its warnings), "scene:..." whole
+	// scenes read again by Sample after a transient failure.
+	Retries map[string]int64 `json:"retries"`
+	// ReadSeconds is the time spent inside GDAL opens and reads, summed
+	// over scenes: waiting for the network or the disk, and decoding the
+	// blocks (GDAL does both in the same call). ComputeSeconds is the time
+	// spent placing cells and computing indices from the values read.
+	ReadSeconds    float64 `json:"read_seconds"`
+	ComputeSeconds float64 `json:"compute_seconds"`
+}
+
+func (s *IOStats) add(o IOStats) {
+	s.Scenes += o.Scenes
+	s.Requests += o.Requests
+	s.Bytes += o.Bytes
+	s.ReadSeconds += o.ReadSeconds
+	s.ComputeSeconds += o.ComputeSeconds
+	for k, v := range o.Retries {
+		if s.Retries == nil {
+			s.Retries = map[string]int64{}
+		}
+		s.Retries[k] += v
+	}
+}
+
+// ioLog records what one scene attempt's GDAL calls did: the retries GDAL
+// announced in its warnings and the time spent in GDAL. Its methods are
+// safe for concurrent use (a scene's files are read in parallel).
+type ioLog struct {
+	mu       sync.Mutex
+	retries  map[string]int64
+	readNano atomic.Int64
+}
+
+// handler is godal's error handler for the scene's calls: a warning is not
+// an error. GDAL warns "HTTP error code: 503 ... Retrying again in 0.5
+// secs" when it retries a request itself; godal's default handler would
+// turn that warning into a failed read even when the retry succeeded.
+func (l *ioLog) handler(ec godal.ErrorCategory, _ int, msg string) error {
+	if ec > godal.CE_Warning {
+		return errors.New(msg)
+	}
+	if strings.Contains(msg, "Retrying") {
+		l.mu.Lock()
+		if l.retries == nil {
+			l.retries = map[string]int64{}
+		}
+		l.retries["gdal:"+retryCause(msg)]++
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+// timed runs fn, a GDAL call, and adds its duration to the read time.
+func (l *ioLog) timed(fn func() error) error {
+	t0 := time.Now()
+	err := fn()
+	l.readNano.Add(int64(time.Since(t0)))
+	return err
+}
+
+var httpCode = regexp.MustCompile(`(?:HTTP error code|response_code)[:=] ?(\d{3})`)
+
+// retryCause names the cause of a transient failure from its message.
+func retryCause(msg string) string {
+	if m := httpCode.FindStringSubmatch(msg); m != nil {
+		return "http-" + m[1]
+	}
+	low := strings.ToLower(msg)
+	switch {
+	case strings.Contains(low, "reset") || strings.Contains(low, "empty reply") || strings.Contains(low, "recv failure") || strings.Contains(low, "send failure"):
+		return "connection-reset"
+	case strings.Contains(low, "timed out") || strings.Contains(low, "deadline"):
+		return "timeout"
+	case strings.Contains(low, "connect"):
+		return "connect"
+	case strings.Contains(low, "slowdown"):
+		return "http-503"
+	}
+	return "other"
+}
+
+// retryScene runs attempt (one read of a scene, given extra GDAL options)
+// until it ends with no transient read failure or attempts are spent,
+// waiting delay, then twice as long, and so on (with jitter) between
+// attempts. Before another attempt GDAL is told to forget what it cached
+// of the remote files involved (CPL_VSIL_CURL_NON_CACHED): a dropped HEAD
+// request leaves it believing a file missing. A scene still failing
+// transiently at the end is marked incomplete: its failures are counted as
+// SkipTransient, never as an unreadable scene.
+func retryScene(ctx context.Context, attempts int, delay time.Duration, attempt func(gdalCfg []string) sceneResult) sceneResult {
+	var extra []string
+	retries := map[string]int64{}
+	for n := 1; ; n++ {
+		res := attempt(extra)
+		res.st.io.Scenes = n
+		tr, paths := transientOf(ctx, res.st.problems)
+		if len(tr) == 0 || ctx.Err() != nil {
+			res.st.io.addRetries(retries)
+			return res
+		}
+		if n >= attempts {
+			res.st.io.addRetries(retries)
+			res.st.markIncomplete(tr, n)
+			return res
+		}
+		for _, i := range tr {
+			retries["scene:"+retryCause(res.st.problems[i].Detail)]++
+		}
+		extra = nil
+		if len(paths) > 0 {
+			extra = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
+		}
+		ceil := delay << min(n-1, 10)
+		t := time.NewTimer(ceil/2 + rand.N(ceil/2+1))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			res.st.io.addRetries(retries)
+			return res
+		case <-t.C:
+		}
+	}
+}
+
+func (s *IOStats) addRetries(r map[string]int64) { s.add(IOStats{Retries: r}) }
+
+// transientOf returns the indices of the problems that are transient read
+// failures, and the GDAL paths of the remote files they name.
+func transientOf(ctx context.Context, ps []Problem) (idx []int, paths []string) {
+	seen := map[string]bool{}
+	for i, p := range ps {
+		ok, path := transientRead(ctx, p)
+		if !ok {
+			continue
+		}
+		idx = append(idx, i)
+		if path != "" && !seen[path] {
+			seen[path] = true
+			paths = append(paths, path)
+		}
+	}
+	sort.Strings(paths)
+	return idx, paths
+}
+
+// markIncomplete turns the transient failures tr of a scene that spent its
+// attempts into SkipTransient problems and marks the scene incomplete.
+func (s *sceneStats) markIncomplete(tr []int, attempts int) {
+	s.incomplete = true
+	for _, i := range tr {
+		p := &s.problems[i]
+		s.skipped[p.Reason]--
+		if s.skipped[p.Reason] == 0 {
+			delete(s.skipped, p.Reason)
+		}
+		p.Reason = SkipTransient
+		p.Detail = fmt.Sprintf("still failing after %d attempts: %s", attempts, p.Detail)
+		s.count(SkipTransient, 1)
+	}
+}
+
+// netByCollection returns the GDAL network statistics of the remote assets
+// of jobs, by collection, as the difference between after and before.
+func netByCollection(jobs []*sceneJob, allow []hrefRule, before, after map[string]storage.NetStat) map[string]storage.NetStat {
+	out := map[string]storage.NetStat{}
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		for _, a := range j.item.Assets {
+			p, err := gdalPath(a.Href, allow)
+			if err != nil || seen[p] || !strings.HasPrefix(p, "/vsi") {
+				continue
+			}
+			seen[p] = true
+			d := out[j.item.Collection]
+			d.Requests += after[p].Requests - before[p].Requests
+			d.Bytes += after[p].Bytes - before[p].Bytes
+			out[j.item.Collection] = d
+		}
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package storage
+
+/*
+#cgo pkg-config: gdal
+#include <stdlib.h>
+#include "cpl_vsi.h"
+#include "cpl_conv.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"unsafe"
+)
+
+// NetStat is what GDAL's network layer did for one remote file: HTTP
+// requests sent (GET and HEAD) and bytes received.
+type NetStat struct {
+	Requests int64
+	Bytes    int64
+}
+
+// GDALNetStats returns, by GDAL path (/vsis3/bucket/key, /vsicurl/...),
+// the requests GDAL has sent and the bytes it has received since the
+// process started (CPL_VSIL_NETWORK_STATS_ENABLED, set by GDALConfig). The
+// counts only grow: a caller takes the difference of two calls. Local
+// files have no entry.
+func GDALNetStats() map[string]NetStat {
+	p := C.VSINetworkStatsGetAsSerializedJSON(nil)
+	if p == nil {
+		return map[string]NetStat{}
+	}
+	defer C.VSIFree(unsafe.Pointer(p))
+	return parseNetStats([]byte(C.GoString(p)))
+}
+
+// netMethods are the requests of one file or handler by HTTP method.
+type netMethods map[string]struct {
+	Count      int64 `json:"count"`
+	Downloaded int64 `json:"downloaded_bytes"`
+}
+
+// parseNetStats turns GDAL's JSON ({"handlers": {"vsis3": {"files":
+// {"/vsis3/bucket/key.tif": {"methods": {"GET": {"count": 1,
+// "downloaded_bytes": 4242}}}}}}}) into counts by GDAL path.
+func parseNetStats(raw []byte) map[string]NetStat {
+	var top struct {
+		Handlers map[string]struct {
+			Files map[string]struct {
+				Methods netMethods `json:"methods"`
+			} `json:"files"`
+		} `json:"handlers"`
+	}
+	out := map[string]NetStat{}
+	if json.Unmarshal(raw, &top) != nil {
+		return out
+	}
+	for _, h := range top.Handlers {
+		for path, f := range h.Files {
+			var s NetStat
+			for _, m := range f.Methods {
+				s.Requests += m.Count
+				s.Bytes += m.Downloaded
+			}
+			out[path] = s
+		}
+	}
+	return out
+}
