@@ -315,12 +315,18 @@ func setFractions(rows []export.ObsRow, g grid.Grid, byCell map[string]*cellSeri
 		cs := byCell[c.ID]
 		for j, k := range cs.src {
 			f := fr[i][j]
-			if k >= len(rows) || rows[k].MaskReason != nil || !finite3(f) {
+			if k >= len(rows) || masked(rows[k]) || !finite3(f) {
 				continue
 			}
 			rows[k].GreenPct, rows[k].StrawPct, rows[k].SoilPct = pct32(f[0]), pct32(f[1]), pct32(f[2])
 		}
 	}
+}
+
+// masked reports whether a row's mask reason drops it; the no-qa flag
+// (--allow-missing-qa) keeps the values, so its row gets fractions too.
+func masked(r export.ObsRow) bool {
+	return r.MaskReason != nil && *r.MaskReason != string(series.FlaggedNoQA)
 }
 
 func finite3(f [3]float64) bool {

@@ -188,12 +188,15 @@ func TestAllowMissingQA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flagged, valued := 0, 0
+	flagged, valued, withFractions := 0, 0, 0
 	for _, o := range obs {
 		if o.MaskReason != nil && *o.MaskReason == "no-qa" {
 			flagged++
 			if o.NDVI != nil {
 				valued++
+			}
+			if o.NDTI != nil && o.StrawPct != nil {
+				withFractions++
 			}
 		} else if o.MaskReason == nil {
 			t.Errorf("observation %s %s %v: not flagged although its scene had no QA", o.FieldID, o.CellID, o.Date)
@@ -203,7 +206,10 @@ func TestAllowMissingQA(t *testing.T) {
 	if flagged == 0 || valued != flagged {
 		t.Errorf("%d observations flagged no-qa, %d with NDVI; want all read ones flagged, values kept", flagged, valued)
 	}
-	t.Logf("%d observations, %d flagged no-qa", len(obs), flagged)
+	if withFractions == 0 {
+		t.Errorf("no no-qa observation got green/straw/soil fractions: flagged rows are analysed like clear ones")
+	}
+	t.Logf("%d observations, %d flagged no-qa, %d of them with straw fractions", len(obs), flagged, withFractions)
 }
 
 // TestSearchFailureStopsRun: an API whose search keeps answering 503 (after
