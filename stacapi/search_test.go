@@ -78,9 +78,13 @@ func TestSearchPagingAndFaults(t *testing.T) {
 		uri := fmt.Sprintf("S2A_MSIL2A_202401%02dT135831_N0510_R067_T21LXG_202401%02dT172047.SAFE", d, d)
 		docs = append(docs, s2Doc(fmt.Sprintf("S2A_21LXG_202401%02d_0_L2A", d), "sentinel-2-l2a", uri, "05.10", "0"))
 	}
-	for _, getOnly := range []bool{false, true} {
+	// POST with POST next links (Earth Search, PC), GET only, and POST
+	// answered with GET cursor= next links (CMR-STAC): each page holds 10
+	// of the 250 asked, and a short page is never taken as the last.
+	for _, v := range []struct{ getOnly, cursor bool }{{false, false}, {true, false}, {false, true}} {
+		getOnly := v.getOnly
 		srv := stactest.New(t, docs)
-		srv.Duplicate, srv.Throttle, srv.RetryAfter, srv.GETOnly = true, map[int]bool{2: true}, 7, getOnly
+		srv.Duplicate, srv.Throttle, srv.RetryAfter, srv.GETOnly, srv.CursorGET = true, map[int]bool{2: true}, 7, getOnly, v.cursor
 		var waits []time.Duration
 		c := &Client{Limit: 250, Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
 		api, err := c.Detect(context.Background(), srv.URL)
@@ -103,6 +107,9 @@ func TestSearchPagingAndFaults(t *testing.T) {
 		}
 		if cat.Items[0].ID != "S2A_21LXG_20240103_0_L2A" || cat.Items[19].ID != "S2A_21LXG_20240122_0_L2A" {
 			t.Errorf("first/last items %s %s", cat.Items[0].ID, cat.Items[19].ID)
+		}
+		if v.cursor && (!strings.HasPrefix(srv.Requests[0], "POST ") || !strings.HasPrefix(srv.Requests[len(srv.Requests)-1], "GET ") || !strings.Contains(srv.Requests[len(srv.Requests)-1], `"token":"10"`)) {
+			t.Errorf("cursor paging requests %v: want a POST, then GET with cursor=10", srv.Requests)
 		}
 	}
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +102,9 @@ func interval(dt string) (time.Time, time.Time, error) {
 // (POST body for a POST, a GET href for a GET).
 func (s *Server) search(w http.ResponseWriter, r *http.Request, q search) {
 	off := 0
+	if c := r.URL.Query().Get("cursor"); c != "" {
+		q.Token = c
+	}
 	if q.Token != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(q.Token, "next:"))
 		if err != nil || n < 0 {
@@ -161,6 +165,26 @@ func (s *Server) throttle(w http.ResponseWriter, r *http.Request, q search, page
 
 // next is the rel="next" link of a page ending at offset end.
 func (s *Server) next(r *http.Request, q search, end int) map[string]any {
+	if s.CursorGET {
+		v := url.Values{}
+		if len(q.Collections) > 0 {
+			v.Set("collections", strings.Join(q.Collections, ","))
+		}
+		if len(q.BBox) == 4 {
+			v.Set("bbox", fmt.Sprintf("%g,%g,%g,%g", q.BBox[0], q.BBox[1], q.BBox[2], q.BBox[3]))
+		}
+		if len(q.Intersects) > 0 {
+			v.Set("intersects", string(q.Intersects))
+		}
+		if q.Datetime != "" {
+			v.Set("datetime", q.Datetime)
+		}
+		if q.Limit > 0 {
+			v.Set("limit", strconv.Itoa(q.Limit))
+		}
+		v.Set("cursor", strconv.Itoa(end))
+		return map[string]any{"rel": "next", "href": s.URL + "/search?" + v.Encode(), "type": "application/geo+json"}
+	}
 	q.Token = "next:" + strconv.Itoa(end)
 	if r.Method == http.MethodGet {
 		v := r.URL.Query()

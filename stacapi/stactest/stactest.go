@@ -33,6 +33,9 @@ type Server struct {
 	RetryAfter int
 	// GETOnly makes the landing page offer GET search only.
 	GETOnly bool
+	// CursorGET answers every page, a POST's too, with a GET next link
+	// carrying the query and a cursor= parameter, as NASA CMR-STAC does.
+	CursorGET bool
 
 	items []entry
 	mu    sync.Mutex
