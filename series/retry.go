@@ -121,6 +121,9 @@ func retryCause(msg string) string {
 		return "connect"
 	case strings.Contains(low, "slowdown"):
 		return "http-503"
+	case strings.Contains(low, "not recognized") || strings.Contains(low, "does not exist") || strings.Contains(low, "no such file"):
+		// GDAL could not open a file the store has (a failed header read).
+		return "open-failed"
 	}
 	return "other"
 }

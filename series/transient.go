@@ -68,5 +68,10 @@ func transientRead(ctx context.Context, p Problem) (bool, string) {
 		return false, ""
 	}
 	ok, err := storage.Exists(ctx, loc)
-	return err == nil && ok, path
+	if err != nil {
+		// The store cannot say either (it fails too): worth another
+		// attempt when its own error is transient.
+		return storage.IsTransient(err), path
+	}
+	return ok, path
 }

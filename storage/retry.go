@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"syscall"
 	"time"
 )
 
@@ -89,4 +92,26 @@ type jitterBackoff struct{}
 // BackoffDelay implements the SDK's retry.BackoffDelayer.
 func (jitterBackoff) BackoffDelay(attempt int, _ error) (time.Duration, error) {
 	return backoff(attempt), nil
+}
+
+// IsTransient reports whether err, from this package or the AWS SDK, may
+// go away when tried again later: a 429/5xx answer (after the retries
+// already made), a reset, refused or timed-out connection. A 403, a 404 or
+// a malformed request is not.
+func IsTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	if isTransient(err) {
+		return true
+	}
+	var st interface{ HTTPStatusCode() int }
+	if errors.As(err, &st) && st.HTTPStatusCode() != 0 {
+		return retryableStatus(st.HTTPStatusCode())
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/storage/s3test"
+)
+
+// retriesOf sums the retries of run.json's io section.
+func retriesOf(m *runManifest) (n int64) {
+	for _, io := range m.IO {
+		for _, v := range io.Retries {
+			n += v
+		}
+	}
+	return n
+}
+
+// TestRandomFaults reads every input from an S3 server that fails 5 % of
+// all requests at random (2.5 % answered 503 SlowDown, 2.5 % with the
+// connection reset), SDK and GDAL alike: the outputs equal those of the
+// local, fault-free reference byte for byte, no talhão is incomplete, and
+// run.json counts the retries (IN 2/2025 item 6.5: all images).
+func TestRandomFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run skipped in -short mode")
+	}
+	ref, _ := reference(t)
+	cfg, fl := remoteRun(t, s3test.Faults{Rate503: 0.025, RateDrop: 0.025, Seed: 15})
+	cfg.Out = t.TempDir()
+	cfg.SceneRetryDelay = 100 * time.Millisecond
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run through 5 %% faults: %v", err)
+	}
+	t.Logf("%d requests: %d answered 503, %d reset; %+v", fl.Requests(), fl.Failed503(), fl.Dropped(), sum)
+	if fl.Failed503() == 0 || fl.Dropped() == 0 {
+		t.Fatalf("faults injected: %d × 503, %d reset; want both", fl.Failed503(), fl.Dropped())
+	}
+	sameOutputs(t, "through 5 % faults", ref, cfg.Out)
+	m, err := readManifest(context.Background(), filepath.Join(cfg.Out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Incomplete != 0 || m.Status.Incomplete != 0 || m.Skipped["transient"] != 0 || m.Skipped["unreadable"] != 0 {
+		t.Errorf("summary %+v, skipped %v: a transient fault cost a scene", sum, m.Skipped)
+	}
+	if retriesOf(m) == 0 {
+		t.Errorf("run.json io %+v counts no retry", m.IO)
+	}
+	t.Logf("io: %+v", m.IO)
+}
+
+// TestAssetDown fails every request for one band of one scene for the
+// whole run: the talhões that scene covers end incomplete, naming it,
+// with no indicator row and no SINM payload, and the run exits as not
+// done. A re-run after the fault clears reads them again and gives the
+// fault-free output byte for byte.
+func TestAssetDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run skipped in -short mode")
+	}
+	const scene = "S2A_21LXG_20250725_0_L2A"
+	ref, _ := reference(t)
+	t.Setenv("AWS_MAX_ATTEMPTS", "2") // the SDK asks whether the object exists
+	cfg, fl := remoteRun(t, s3test.Faults{Every503: 1, Match: func(r *http.Request) bool {
+		return strings.Contains(r.URL.Path, "/"+scene+"/B04.tif")
+	}})
+	t.Setenv("GDAL_HTTP_MAX_RETRY", "1")
+	cfg.Out = t.TempDir()
+	cfg.SceneAttempts, cfg.SceneRetryDelay = 2, 50*time.Millisecond
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl.Failed503() == 0 {
+		t.Fatal("no request for the asset was failed")
+	}
+	m, err := readManifest(context.Background(), filepath.Join(cfg.Out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := map[string]bool{}
+	for _, f := range m.Failures {
+		if f.Status == export.StatusIncomplete {
+			inc[f.FieldID] = true
+			if !strings.Contains(f.Reason, scene) {
+				t.Errorf("incomplete %s does not name the scene: %s", f.FieldID, f.Reason)
+			}
+		}
+	}
+	if len(inc) == 0 || sum.Incomplete != len(inc) || m.Status.Incomplete != len(inc) || m.Skipped["transient"] == 0 {
+		t.Fatalf("summary %+v, status %+v, skipped %v: want the scene's talhões incomplete", sum, m.Status, m.Skipped)
+	}
+	inds, err := export.ReadDataset[export.IndicatorRow](os.DirFS(cfg.Out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range inds {
+		if inc[r.FieldID] {
+			t.Errorf("incomplete talhão %s has an indicator row (%s)", r.FieldID, r.Status)
+		}
+	}
+	for id := range inc {
+		if _, err := os.Stat(filepath.Join(cfg.Out, sinm.PayloadName(id))); err == nil {
+			t.Errorf("incomplete talhão %s has a SINM payload", id)
+		}
+	}
+	t.Logf("first run: %+v; incomplete %v", sum, inc)
+
+	fl.Off.Store(true) // the fault clears
+	sum, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Incomplete != 0 {
+		t.Fatalf("re-run: %+v, want nothing incomplete", sum)
+	}
+	sameOutputs(t, "re-run after the fault cleared", ref, cfg.Out)
+}
