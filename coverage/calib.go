@@ -39,9 +39,9 @@ const (
 	wetSpanDays = 20
 )
 
-// calibration is a talhão's endmember set as fitted from its readings.
+// calibration is what a talhão's readings say about its straw and its wet
+// dates (its soil is set in Params by calibrate).
 type calibration struct {
-	soil spectral.Spectrum // fitted soil (or the reference one)
 	// The talhão-median series (dateMedians).
 	dates            []time.Time
 	ndvi, ndti, swir []float64

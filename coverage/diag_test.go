@@ -253,7 +253,7 @@ func TestCoverDiagnostics(t *testing.T) {
 	for i := range fields {
 		f := &fields[i]
 		p := Params{}.withDefaults()
-		if fit, ok := fitSoil(f.f.cells, p); ok {
+		if fit, ok := fitSoil(f.f.cells, p, false); ok {
 			p.Soil = fit.Soil.Endmember()
 			so := f.f.sc.Soil
 			tn := (so.SWIR1 - so.SWIR2) / (so.SWIR1 + so.SWIR2)

@@ -24,8 +24,10 @@ const maxSoilFitObs = 4000
 // reflectances of its cells' readings with NDVI below MaxNDVI (all dates:
 // the soil is the talhão's, the fractions each reading's; at most
 // maxSoilFitObs of them), and false when fewer than MinSoilFitObs readings
-// carry all four bands.
-func fitSoil(cells [][]Obs, p Params) (spectral.SoilFit, bool) {
+// carry all four bands. With strict, it is spectral.FieldSoil, the one
+// talhão soil calibration tillage reads with too (a fit on the edge of its
+// grid is refused).
+func fitSoil(cells [][]Obs, p Params, strict bool) (spectral.SoilFit, bool) {
 	use := func(o Obs) bool { return finite(o.NDVI) && o.NDVI < p.MaxNDVI && o.spectrum().Valid() }
 	n := 0
 	for _, cell := range cells {
@@ -48,6 +50,9 @@ func fitSoil(cells [][]Obs, p Params) (spectral.SoilFit, bool) {
 			}
 		}
 	}
+	if strict {
+		return spectral.FieldSoil(rs)
+	}
 	return spectral.FitSoil(spectral.GreenSpectrum, spectral.StrawSpectrum, spectral.SoilSpectrum, rs, MinSoilFitObs)
 }
 
@@ -60,16 +65,15 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	fit := p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
 	all := p.calibrated()
 	p = p.withDefaults()
-	cal := &calibration{soil: spectral.SoilSpectrum}
 	if fit {
-		if f, ok := fitSoil(cells, p); ok && (!all || !f.AtEdge()) {
+		if f, ok := fitSoil(cells, p, all); ok {
 			p.Soil = f.Soil.Endmember()
-			cal.soil = f.Soil
 		}
 	}
 	if !all {
 		return p, nil
 	}
+	cal := &calibration{}
 	cal.dates, cal.ndvi, cal.ndti, cal.swir = dateMedians(cells)
 	p.skip = wetDates(cal.dates, cal.swir)
 	return p, cal
