@@ -22,7 +22,7 @@ func TestHarderDiagnostics(t *testing.T) {
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	type acc struct{ abs, bias, n float64 }
 	res := map[string]*acc{}
-	names := []string{"default calibration", "true straw and soil", "true soil, reference straw", "true straw, soil fit"}
+	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true soil, reference straw", "true straw, soil fit"}
 	for _, n := range names {
 		res[n] = &acc{}
 	}
@@ -47,6 +47,10 @@ func TestHarderDiagnostics(t *testing.T) {
 				switch n {
 				case "true straw and soil":
 					p = Params{Soil: spec(f.sc.Soil), Straw: spec(f.sc.GroundStrawSpectrum(sow))}
+				case "true straw and soil, wet dates skipped":
+					p = Params{Soil: spec(f.sc.Soil), Straw: spec(f.sc.GroundStrawSpectrum(sow))}
+					d, _, _, sw := dateMedians(f.cells)
+					p.skip = wetDates(d, sw)
 				case "true soil, reference straw":
 					p = Params{Soil: spec(f.sc.Soil)}
 				case "true straw, soil fit":
@@ -66,6 +70,6 @@ func TestHarderDiagnostics(t *testing.T) {
 	}
 	for _, n := range names {
 		a := res[n]
-		t.Logf("%-28s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n)
+		t.Logf("%-40s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n)
 	}
 }
