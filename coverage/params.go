@@ -52,7 +52,12 @@ type Params struct {
 	// full dry straw (100 %). With the NDTI estimators they default to
 	// 0.055 and 0.246 (fitted, docs/coverage.md); with EstimatorUnmix, when set,
 	// they replace the Soil and Straw endmembers' NDTI (defaults 0.053 and
-	// 0.241, the spectra).
+	// 0.241, the spectra). Left zero with EstimatorUnmix (and Soil, Straw
+	// zero, the soil fit on), the talhão calibrates itself: its soil
+	// (spectral.FieldSoil), each season's straw from its dry-residue
+	// envelope, its wet dates, and the seasons' and C's 90 % intervals
+	// (docs/coverage.md); setting any of them turns that off and the
+	// intervals are the cells' sampling error only.
 	BareNDTI  float64
 	StrawNDTI float64
 	// Estimator picks how a cell's readings become its cover; zero is
