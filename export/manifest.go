@@ -66,6 +66,9 @@ type CatalogSearch struct {
 	Malformed       int    `json:"malformed"`
 	Kept            int    `json:"kept"`
 	Frozen          string `json:"frozen,omitempty"`
+	// Error is why the search failed after its retries (its talhões are
+	// then incomplete); empty when it succeeded.
+	Error string `json:"error,omitempty"`
 	// Tiles are the DEM tiles mosaicked, collection/id (DEMSearch only).
 	Tiles []string `json:"tiles,omitempty"`
 }

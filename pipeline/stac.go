@@ -39,6 +39,19 @@ func (r *run) openCatalog(ctx context.Context, owned []grid.Field) (*series.Cata
 	if res != nil {
 		r.m.CatalogSearch = searchRecord(res, cfg.Collections)
 	}
+	if errors.Is(err, stacapi.ErrRetriesExhausted) && ctx.Err() == nil {
+		// The API kept failing transiently: every talhão of the shard is
+		// incomplete (inputs.searchIncomplete), none computed from a
+		// partial series, and a re-run searches again.
+		if r.m.CatalogSearch == nil {
+			r.m.CatalogSearch = &export.CatalogSearch{API: cfg.Catalog, Collections: cfg.Collections, Matched: -1}
+		}
+		r.m.CatalogSearch.Error = err.Error()
+		r.searchErr = err
+		r.logf("%v: every talhão of this shard is incomplete", err)
+		empty, nerr := series.NewCatalog(nil, cfg.Catalog, cfg.AllowHrefPrefix)
+		return empty, nil, "search failed", nerr
+	}
 	if err != nil || res == nil {
 		return cat, problems, finger, err
 	}
@@ -68,7 +81,7 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 	var api *stacapi.API
 	if stacapi.MaybeAPI(q.src) {
 		if api, err = q.client.Detect(ctx, q.src); err != nil {
-			return nil, nil, "", nil, fmt.Errorf("%w: %v", ErrCatalogSearch, err)
+			return nil, nil, "", nil, fmt.Errorf("%w: %w", ErrCatalogSearch, err)
 		}
 	}
 	if api == nil {
@@ -86,7 +99,7 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 	sc := stacapi.Config{Collections: q.collections, Footprints: fps, From: q.from, To: q.to, AllowHrefPrefix: q.allow, Client: q.client}
 	cat, res, err = stacapi.Find(ctx, api, sc)
 	if err != nil {
-		return nil, nil, "", res, fmt.Errorf("%w: %v", ErrCatalogSearch, err)
+		return nil, nil, "", res, fmt.Errorf("%w: %w", ErrCatalogSearch, err)
 	}
 	if len(cat.Items) == 0 {
 		return nil, res.Problems, "", res, fmt.Errorf("catalog %s: the search found no usable item for these talhões and dates", q.src)
@@ -98,6 +111,20 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 	}
 	finger = catalogFingerprint(cat)
 	return cat, problems, finger, res, q.access.Apply(ctx, cat.Items)
+}
+
+// searchIncomplete makes every talhão of a batch incomplete when the
+// shard's catalog search failed after its retries (in.searchErr): it
+// returns the Stats that dropIncomplete turns into incomplete talhões.
+func (in *inputs) searchIncomplete(grids []grid.Grid) (series.Stats, bool) {
+	if in.searchErr == nil {
+		return series.Stats{}, false
+	}
+	st := series.Stats{Incomplete: map[string][]string{}}
+	for _, g := range grids {
+		st.Incomplete[g.Field.ID] = []string{fmt.Sprintf("the STAC API search, which still failed after %d attempts (run.json catalog_search.error)", stacapi.MaxAttempts)}
+	}
+	return st, true
 }
 
 func (r *run) stacClient() *stacapi.Client {
@@ -202,8 +229,11 @@ func (r *run) openSTACDEM(ctx context.Context, coll string, owned []grid.Field) 
 	if stacapi.MaybeAPI(cfg.Catalog) {
 		api, err = r.stacClient().Detect(ctx, cfg.Catalog)
 	}
-	if err != nil || api == nil {
-		return nil, fmt.Errorf("stac:%s needs --catalog to be a STAC API root (%v)", coll, err)
+	if err != nil {
+		return nil, fmt.Errorf("%w: DEM stac:%s: %w", ErrCatalogSearch, coll, err)
+	}
+	if api == nil {
+		return nil, fmt.Errorf("DEM stac:%s needs --catalog to be a STAC API root", coll)
 	}
 	var fps []orb.Bound
 	for _, f := range owned {

@@ -212,17 +212,20 @@ func TestAllowMissingQA(t *testing.T) {
 	t.Logf("%d observations, %d flagged no-qa, %d of them with straw fractions", len(obs), flagged, withFractions)
 }
 
-// TestSearchFailureStopsRun: an API whose search keeps answering 503 (after
-// every retry) stops the run with ErrCatalogSearch before any scene is
-// read: no dataset and no payload, never an empty series taken as real.
-func TestSearchFailureStopsRun(t *testing.T) {
+// TestSearchFailure: an API whose search keeps answering 503 through every
+// retry (each wait the answer's Retry-After) makes every talhão of the
+// shard incomplete — no rows, no payload, never an empty series taken as
+// real — with the search's error in run.json; an API answering 400 (a bad
+// query, no use retrying) stops the run with ErrCatalogSearch instead.
+func TestSearchFailure(t *testing.T) {
 	dir := archive(t)
 	var searches atomic.Int32
+	status := http.StatusServiceUnavailable
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/search" {
 			searches.Add(1)
 			w.Header().Set("Retry-After", "1")
-			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			http.Error(w, "unavailable", status)
 			return
 		}
 		fmt.Fprint(w, `{"type":"Catalog","conformsTo":["https://api.stacspec.org/v1.0.0/item-search"],"links":[{"rel":"search","method":"POST","href":"/search"}]}`)
@@ -233,17 +236,43 @@ func TestSearchFailureStopsRun(t *testing.T) {
 	var waits []time.Duration
 	cfg.Catalog, cfg.Collections, cfg.AllowHrefPrefix = srv.URL+"/", []string{"sentinel-2-l2a"}, []string{dir}
 	cfg.STAC = &stacapi.Client{Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
-	_, err := Run(context.Background(), cfg)
-	if !errors.Is(err, ErrCatalogSearch) || !strings.Contains(err.Error(), "HTTP 503") {
-		t.Fatalf("Run: %v; want ErrCatalogSearch naming the 503", err)
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Run: %v; want the run to finish with incomplete talhões", err)
 	}
 	if int(searches.Load()) != stacapi.MaxAttempts || len(waits) != stacapi.MaxAttempts-1 || waits[0] != time.Second {
 		t.Errorf("%d search requests, waits %v; want %d attempts, each wait the Retry-After of 1 s", searches.Load(), waits, stacapi.MaxAttempts)
 	}
-	for _, f := range []string{"observations.parquet", "indicators.parquet", "sinm"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
-			t.Errorf("%s written by a run whose search failed", f)
+	if sum.Incomplete != 6 || sum.OK+sum.Partial != 0 || sum.Payloads != 0 {
+		t.Errorf("summary %+v: want the 6 readable talhões incomplete, none ok, no payload", sum)
+	}
+	m := readJSON(t, filepath.Join(out, "run.json"))
+	cs, _ := m["catalog_search"].(map[string]any)
+	if e, _ := cs["error"].(string); !strings.Contains(e, "HTTP 503") {
+		t.Errorf("catalog_search %v: want the 503 recorded", cs)
+	}
+	n := 0
+	for _, f := range m["failures"].([]any) {
+		f := f.(map[string]any)
+		if f["status"] == "incomplete" && strings.Contains(f["reason"].(string), "STAC API search") {
+			if n == 0 {
+				t.Logf("reason: %s", f["reason"])
+			}
+			n++
 		}
+	}
+	if n != 6 {
+		t.Errorf("%d talhões incomplete because of the search, want 6 (failures %v)", n, m["failures"])
+	}
+	obs, err := export.ReadDataset[export.ObsRow](os.DirFS(out))
+	if err == nil && len(obs) != 0 {
+		t.Errorf("%d observation rows written by a run whose search failed", len(obs))
+	}
+
+	status = http.StatusBadRequest
+	cfg.Out = t.TempDir()
+	if _, err := Run(context.Background(), cfg); !errors.Is(err, ErrCatalogSearch) || !strings.Contains(err.Error(), "HTTP 400") {
+		t.Errorf("a 400: Run error %v; want ErrCatalogSearch naming it", err)
 	}
 }
 

@@ -235,6 +235,9 @@ func (s *stage) committed(ctx context.Context, marker string, ids []string) (bat
 // incomplete (dropIncomplete), never silently shorter series.
 func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary) ([]series.Obs, series.Stats, error) {
 	cfg := s.in.cfg
+	if st, ok := s.in.searchIncomplete(grids); ok {
+		return nil, st, nil
+	}
 	if err := s.in.resign(ctx); err != nil {
 		return nil, series.Stats{}, err
 	}

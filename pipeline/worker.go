@@ -188,7 +188,10 @@ type inputs struct {
 	cfg    Config
 	cat    *series.Catalog
 	access *stacapi.Access // signs the catalog again before each batch; nil when nothing needs it
-	dem    *slope.DEM
+	// searchErr, when set, is the failed STAC API search: every batch's
+	// talhões are incomplete (searchIncomplete).
+	searchErr error
+	dem       *slope.DEM
 	// demStuck is set when a DEM read passed storage.CallTimeout: the
 	// abandoned read may still hold the dataset, so later talhões skip the
 	// DEM and the DEM is not closed (Close would wait for that read).
@@ -270,6 +273,9 @@ type run struct {
 	// frozen is the ItemCollection of a STAC API search's items
 	// (catalog/items.json), nil for a static catalog.
 	frozen []byte
+	// searchErr is the STAC API search that failed after its retries: the
+	// shard's talhões are then all incomplete.
+	searchErr error
 	// keys is the shard's file of SINM keys (keysFile), nil when no talhão
 	// declares one; keysOut its record.
 	keys    []byte
@@ -414,7 +420,7 @@ func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field) e
 	if err != nil {
 		return err
 	}
-	in.cat, in.access = cat, r.access()
+	in.cat, in.access, in.searchErr = cat, r.access(), r.searchErr
 	for _, p := range problems {
 		r.m.addSkipped("catalog", p.Error())
 	}

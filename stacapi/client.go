@@ -21,6 +21,11 @@ import (
 // series (IN 6.5: all images).
 var ErrSearch = errors.New("stacapi: search incomplete")
 
+// ErrRetriesExhausted marks (besides ErrSearch) a request that kept failing
+// transiently — 429, 5xx, transport errors — through every attempt: the
+// API may answer later, unlike a 4xx, a cycle or a malformed answer.
+var ErrRetriesExhausted = errors.New("stacapi: still failing after every retry")
+
 // Retry policy of API requests: 429 and 5xx answers and transport errors
 // are retried up to MaxAttempts times, waiting the answer's Retry-After
 // (capped at MaxRetryAfter) or else an exponential backoff with jitter.
@@ -93,8 +98,11 @@ func (d *doer) do(ctx context.Context, r request) ([]byte, error) {
 			return body, nil
 		}
 		last = err
-		if wait < 0 || n == MaxAttempts {
+		if wait < 0 {
 			break
+		}
+		if n == MaxAttempts {
+			return nil, fmt.Errorf("%s %s: %v (%d attempts): %w: %w", r.Method, redact(r.URL), last, MaxAttempts, ErrRetriesExhausted, ErrSearch)
 		}
 		if wait == 0 {
 			wait = backoff(n)
