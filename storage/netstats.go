@@ -14,7 +14,8 @@ import (
 )
 
 // NetStat is what GDAL's network layer did for one remote file: HTTP
-// requests sent (GET and HEAD) and bytes received.
+// requests and body bytes received, as GDAL records them (GDAL 3.6 leaves
+// some of its requests out; the bytes are exact).
 type NetStat struct {
 	Requests int64
 	Bytes    int64

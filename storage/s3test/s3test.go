@@ -62,6 +62,7 @@ type Flaky struct {
 	n      atomic.Int64
 	failed atomic.Int64
 	drops  atomic.Int64
+	sent   atomic.Int64
 	// Off disables fault injection while set (to upload fixtures).
 	Off atomic.Bool
 }
@@ -93,6 +94,22 @@ func (fl *Flaky) Requests() int64 { return fl.n.Load() }
 
 // Failed503 returns the number of requests answered 503.
 func (fl *Flaky) Failed503() int64 { return fl.failed.Load() }
+
+// BodyBytes returns the bytes of the response bodies sent to numbered
+// requests that were not failed.
+func (fl *Flaky) BodyBytes() int64 { return fl.sent.Load() }
+
+// countingWriter counts the body bytes written through it.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
 
 // Dropped returns the number of connections reset without an answer.
 func (fl *Flaky) Dropped() int64 { return fl.drops.Load() }
@@ -138,7 +155,7 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	fl.h.ServeHTTP(w, r)
+	fl.h.ServeHTTP(countingWriter{w, &fl.sent}, r)
 }
 
 // StartFlakyS3 is StartS3 with a server that fails requests as f says. The

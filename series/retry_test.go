@@ -1,0 +1,86 @@
+package series
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/airbusgeo/godal"
+)
+
+// TestWarningsAreNotErrors: GDAL announces the retries it makes itself
+// with warnings; they are counted by cause and never fail the call, while
+// a GDAL error still does.
+func TestWarningsAreNotErrors(t *testing.T) {
+	var l ioLog
+	if err := l.handler(godal.CE_Warning, 1, "HTTP error code: 503 - <Error><Code>SlowDown</Code></Error>. Retrying again in 0.5 secs"); err != nil {
+		t.Errorf("a retry warning failed the call: %v", err)
+	}
+	if err := l.handler(godal.CE_Warning, 1, "curl error: Recv failure: Connection reset by peer. Retrying again in 0.5 secs"); err != nil {
+		t.Errorf("a retry warning failed the call: %v", err)
+	}
+	if err := l.handler(godal.CE_Warning, 1, "TIFFReadDirectory: unknown tag"); err != nil {
+		t.Errorf("a warning failed the call: %v", err)
+	}
+	if err := l.handler(godal.CE_Failure, 1, "HTTP error code: 503"); err == nil {
+		t.Error("a GDAL error did not fail the call")
+	}
+	want := map[string]int64{"gdal:http-503": 1, "gdal:connection-reset": 1}
+	if len(l.retries) != len(want) || l.retries["gdal:http-503"] != 1 || l.retries["gdal:connection-reset"] != 1 {
+		t.Errorf("retries %v, want %v", l.retries, want)
+	}
+}
+
+func TestRetryCause(t *testing.T) {
+	for msg, want := range map[string]string{
+		"HTTP error code: 429 - too many":                    "http-429",
+		"curl error: Empty reply from server":                "connection-reset",
+		"scene read deadline exceeded after 1s":              "timeout",
+		"open /vsis3/b/k.tif: not recognized as a supported": "open-failed",
+		"Couldn't connect to server":                         "connect",
+		"something else":                                     "other",
+	} {
+		if got := retryCause(msg); got != want {
+			t.Errorf("retryCause(%q) = %s, want %s", msg, got, want)
+		}
+	}
+}
+
+// TestRetryScene: a scene failing transiently is read again until it
+// succeeds; one failing for good after the budget is SkipTransient and
+// incomplete; a permanent failure is not retried.
+func TestRetryScene(t *testing.T) {
+	it := &Item{ID: "S1"}
+	fail := func(detail string, reason SkipReason) sceneResult {
+		var ss sceneStats
+		ss.skip(it, "red", reason, 1, errors.New(detail))
+		return sceneResult{st: ss}
+	}
+	calls := 0
+	res := retryScene(context.Background(), 5, time.Millisecond, func([]string) sceneResult {
+		if calls++; calls < 3 {
+			return fail("HTTP error code: 503", SkipUnreadable)
+		}
+		return sceneResult{st: sceneStats{read: true}}
+	})
+	if calls != 3 || !res.st.read || res.st.incomplete || res.st.io.Scenes != 3 || res.st.io.Retries["scene:http-503"] != 2 {
+		t.Errorf("after 2 faults: calls %d, result %+v", calls, res.st)
+	}
+	calls = 0
+	res = retryScene(context.Background(), 3, time.Millisecond, func([]string) sceneResult {
+		calls++
+		return fail("Connection reset by peer", SkipUnreadable)
+	})
+	if calls != 3 || !res.st.incomplete || res.st.skipped[SkipTransient] != 1 || res.st.skipped[SkipUnreadable] != 0 {
+		t.Errorf("failing for good: calls %d, result %+v", calls, res.st)
+	}
+	calls = 0
+	res = retryScene(context.Background(), 3, time.Millisecond, func([]string) sceneResult {
+		calls++
+		return fail("not a TIFF file", SkipNoCRS)
+	})
+	if calls != 1 || res.st.incomplete || res.st.skipped[SkipNoCRS] != 1 {
+		t.Errorf("permanent failure: calls %d, result %+v", calls, res.st)
+	}
+}
