@@ -230,3 +230,61 @@ func netByCollection(jobs []*sceneJob, allow []hrefRule, before, after map[strin
 	}
 	return out
 }
+
+// throttle is the adaptive limit on scenes in flight from a remote store:
+// a scene attempt that met throttling (HTTP 429 or 503 SlowDown, retried by
+// GDAL or by Sample) halves the limit, at most once per limit attempts and
+// never below a floor of an eighth of the maximum; attempts without it
+// raise it by one per limit attempts, back to the maximum. A throttled
+// store slows the job down instead of failing its scenes.
+type throttle struct {
+	mu                        sync.Mutex
+	cond                      *sync.Cond
+	limit, most, least, inUse int
+	since                     int // attempts since the limit last changed
+}
+
+func newThrottle(most int) *throttle {
+	t := &throttle{limit: most, most: most, least: max(1, most/8)}
+	t.cond = sync.NewCond(&t.mu)
+	return t
+}
+
+func (t *throttle) acquire() {
+	t.mu.Lock()
+	for t.inUse >= t.limit {
+		t.cond.Wait()
+	}
+	t.inUse++
+	t.mu.Unlock()
+}
+
+func (t *throttle) release(throttled bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.inUse--
+	t.since++
+	switch {
+	case throttled && t.since >= t.limit && t.limit > t.least:
+		t.limit, t.since = max(t.limit/2, t.least), 0
+	case !throttled && t.since >= t.limit && t.limit < t.most:
+		t.limit, t.since = t.limit+1, 0
+	}
+	t.cond.Broadcast()
+}
+
+// throttled says whether a scene attempt met throttling: GDAL retried a
+// 429 or 503 itself, or the scene failed with one.
+func throttled(ss sceneStats) bool {
+	for k := range ss.io.Retries {
+		if strings.HasSuffix(k, ":http-429") || strings.HasSuffix(k, ":http-503") {
+			return true
+		}
+	}
+	for _, p := range ss.problems {
+		if c := retryCause(p.Detail); c == "http-429" || c == "http-503" {
+			return true
+		}
+	}
+	return false
+}

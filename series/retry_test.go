@@ -84,3 +84,38 @@ func TestRetryScene(t *testing.T) {
 		t.Errorf("permanent failure: calls %d, result %+v", calls, res.st)
 	}
 }
+
+// TestThrottle: throttled attempts halve the scenes in flight (at most once
+// per limit attempts, not below an eighth), clean ones bring them back.
+func TestThrottle(t *testing.T) {
+	th := newThrottle(32)
+	run := func(n int, throttled bool) {
+		for range n {
+			th.acquire()
+			th.release(throttled)
+		}
+	}
+	run(31, true)
+	if th.limit != 32 {
+		t.Fatalf("limit %d after 31 throttled attempts, want 32 (once per limit attempts)", th.limit)
+	}
+	run(1, true)
+	if th.limit != 16 {
+		t.Fatalf("limit %d, want 16", th.limit)
+	}
+	run(1000, true)
+	if th.limit != 4 {
+		t.Fatalf("limit %d after a long throttle, want the floor 4", th.limit)
+	}
+	run(4, false)
+	if th.limit != 5 {
+		t.Fatalf("limit %d after 4 clean attempts at 4, want 5", th.limit)
+	}
+	run(10000, false)
+	if th.limit != 32 {
+		t.Fatalf("limit %d after a long clean spell, want 32", th.limit)
+	}
+	if !throttled(sceneStats{io: IOStats{Retries: map[string]int64{"gdal:http-503": 1}}}) || throttled(sceneStats{io: IOStats{Retries: map[string]int64{"gdal:connection-reset": 1}}}) {
+		t.Error("throttled: a 503 retry is throttling, a reset is not")
+	}
+}

@@ -461,6 +461,7 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 		free <- &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
 	}
 	results := make([]sceneResult, len(jobs))
+	th := newThrottle(workers)
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for j, job := range jobs {
@@ -468,7 +469,9 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 			break
 		}
 		g.Go(func() error {
-			results[j] = retryScene(ctx, o.sceneAttempts(), o.sceneRetryDelay(), func(extra []string) sceneResult {
+			results[j] = retryScene(ctx, o.sceneAttempts(), o.sceneRetryDelay(), func(extra []string) (res sceneResult) {
+				th.acquire()
+				defer func() { th.release(throttled(res.st)) }()
 				r := <-free
 				r.extra = extra
 				res, abandoned := runScene(ctx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
