@@ -291,10 +291,11 @@ func unknown(jobs []*sceneJob, grids []grid.Grid, known func(string, *Item) bool
 
 // reportScenes calls on for each talhão of each scene read in full, with
 // the scene's raw observations of that talhão (none when every cell lay
-// outside the scene), talhões in the order of grids.
+// outside the scene), talhões in the order of grids. A skipped or
+// incomplete scene is never reported, so the cache never holds it.
 func reportScenes(jobs []*sceneJob, results []sceneResult, grids []grid.Grid, on func(SceneRead)) {
 	for j, r := range results {
-		if !r.st.read {
+		if !r.st.read || r.st.incomplete {
 			continue
 		}
 		var gs []int
