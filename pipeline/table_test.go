@@ -191,6 +191,7 @@ func sameRows[T export.Row](t *testing.T, a, b fs.FS) {
 			return
 		}
 	}
+	t.Logf("%s: %d rows, the same", name, len(ra))
 }
 
 // show prints a row with its optional values dereferenced.
