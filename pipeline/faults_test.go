@@ -30,10 +30,15 @@ var (
 )
 
 // manejoBinary builds cmd/manejo once per test process (version "test", as
-// baseConfig) and returns its path.
+// baseConfig) and returns its path. It fails when the source is newer than
+// the test binary, before or after the build (checkSourceNotNewer): the
+// binary would not run the code the in-process reference runs.
 func manejoBinary(tb testing.TB) string {
 	tb.Helper()
 	binOnce.Do(func() {
+		if binErr = checkSourceNotNewer(); binErr != nil {
+			return
+		}
 		binDir, binErr = os.MkdirTemp("", "manejo-worker-bin-")
 		if binErr != nil {
 			return
@@ -43,7 +48,9 @@ func manejoBinary(tb testing.TB) string {
 		if err != nil {
 			binErr = err
 			tb.Logf("go build: %s", out)
+			return
 		}
+		binErr = checkSourceNotNewer()
 	})
 	if binErr != nil {
 		tb.Fatalf("build manejo: %v", binErr)
