@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -13,8 +12,6 @@ import (
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/sinm"
-	"github.com/manejo/manejo/slope"
-	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
 	"github.com/manejo/manejo/zarc"
 )
@@ -95,7 +92,7 @@ func valid(v float32) bool { return !math.IsNaN(float64(v)) }
 // analyse computes every indicator of one talhão from its grid and
 // observations. It never fails as a whole once the grid exists: a missing
 // indicator is reported as missing with its reason (IN 2.2).
-func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap) fieldOut {
+func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap, reads *slopeReads) fieldOut {
 	out := fieldOut{ID: g.Field.ID}
 	cells, err := cellRows(g, s.in.points)
 	if err != nil {
@@ -117,7 +114,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	byCell := seriesByCell(g, obs)
 	reasons = append(reasons, s.assessT(g, byCell, seen.first, &out, &ind)...)
 	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)
-	reasons = append(reasons, s.assessSlope(ctx, g, &ind)...)
+	reasons = append(reasons, s.assessSlope(ctx, g, reads, &ind)...)
 
 	ind.Status = export.StatusOK
 	if ind.TLevel == nil || ind.CLevel == nil || ind.SlopeMeanPct == nil {
@@ -377,9 +374,10 @@ func cellCoverRows(id string, g grid.Grid, sc coverage.SeasonCover) []export.Cel
 	return rows
 }
 
-// assessSlope reads the talhão's slope from the DEM. It returns the reasons
-// slope is missing and its warnings.
-func (s *stage) assessSlope(ctx context.Context, g grid.Grid, ind *export.IndicatorRow) []string {
+// assessSlope sets the talhão's slope: read in the background while its
+// batch was sampled (reads), else read from the DEM now. It returns the
+// reasons slope is missing and its warnings.
+func (s *stage) assessSlope(ctx context.Context, g grid.Grid, reads *slopeReads, ind *export.IndicatorRow) []string {
 	if pct, ok := s.in.slopes[g.Field.ID]; ok { // an observation table's slope_pct
 		tableSlope(pct, ind)
 		return nil
@@ -387,13 +385,14 @@ func (s *stage) assessSlope(ctx context.Context, g grid.Grid, ind *export.Indica
 	if s.in.dem == nil {
 		return []string{"slope: no usable DEM (--dem)"}
 	}
-	if s.in.demStuck.Load() {
+	r, ok := reads.get(g.Field.ID)
+	if !ok && s.in.demStuck.Load() {
 		return []string{"slope: the DEM stopped answering (an earlier read passed its deadline, storage.CallTimeout); slope not read"}
 	}
-	sr, err := storage.Bounded(ctx, storage.CallTimeout, "read the DEM window", func(c context.Context) (slope.Result, error) { return s.in.dem.Field(c, g.Field) }, nil)
-	if errors.Is(err, storage.ErrDeadline) {
-		s.in.demStuck.Store(true)
+	if !ok {
+		r.sr, r.err = s.readSlope(ctx, g.Field)
 	}
+	sr, err := r.sr, r.err
 	if err != nil {
 		return []string{"slope: " + err.Error()}
 	}

@@ -36,7 +36,7 @@ func TestReadSowingReports(t *testing.T) {
 	known := []string{"T01", "T02"}
 
 	r, in := newRun(write("br.csv", "field_id;season;sowing_date\nT01;2024/2025;14/10/2024\nt02;2024/2025;20/10/2024\nT01;2024/2025;99/99/2024\n"))
-	if err := r.readSowing(context.Background(), in, known); err != nil {
+	if err := r.readSowing(in, known, r.startSowing(context.Background())); err != nil {
 		t.Fatal(err)
 	}
 	if d := in.declared.For("T01"); d["2024/2025"].Date.Format(time.DateOnly) != "2024-10-14" {
@@ -48,7 +48,7 @@ func TestReadSowingReports(t *testing.T) {
 	}
 
 	r, in = newRun(write("none.csv", "field_id,season,sowing_date\nT01,2024/2025,2024-13-01\n"))
-	if err := r.readSowing(context.Background(), in, known); !errors.Is(err, coverage.ErrNoSowing) {
+	if err := r.readSowing(in, known, r.startSowing(context.Background())); !errors.Is(err, coverage.ErrNoSowing) {
 		t.Errorf("no usable row: err = %v, want ErrNoSowing", err)
 	}
 }
@@ -75,7 +75,7 @@ func TestAnalyseNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newStage(&inputs{cfg: Config{Season: season, AsOf: season.Start.AddDate(0, 0, -1)}}, "test")
-	out := s.analyse(context.Background(), g, nil, series.Gap{Coarse: true})
+	out := s.analyse(context.Background(), g, nil, series.Gap{Coarse: true}, nil)
 	why := strings.Join(out.Indicator.Reasons, "\n")
 	if strings.Contains(why, "revisit 0 days") || !strings.Contains(why, "0 scene date(s) cover the talhão") {
 		t.Errorf("reasons %q: want the scene count, not a revisit of 0 days", why)

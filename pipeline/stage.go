@@ -178,6 +178,9 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	sum.Failures = append(sum.Failures, failed...)
 	sum.Timings["grid"] = time.Since(t0).Seconds()
 
+	// The DEM windows are read while the scenes are sampled.
+	reads := s.startSlopes(ctx, grids)
+	defer reads.wait()
 	t0 = time.Now()
 	obs, st, err := s.sample(ctx, grids, &sum)
 	if err != nil {
@@ -196,7 +199,7 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	grids = dropIncomplete(grids, st.Incomplete, &sum)
 
 	t0 = time.Now()
-	outs := s.analyseAll(ctx, grids, obs, st.Gaps)
+	outs := s.analyseAll(ctx, grids, obs, st.Gaps, reads)
 	sum.Timings["analyse"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
@@ -308,7 +311,7 @@ func (sum *batchSummary) addSeriesStats(st series.Stats) {
 }
 
 // analyseAll analyses the talhões of a batch, Workers at a time.
-func (s *stage) analyseAll(ctx context.Context, grids []grid.Grid, obs []series.Obs, gaps map[string]series.Gap) []fieldOut {
+func (s *stage) analyseAll(ctx context.Context, grids []grid.Grid, obs []series.Obs, gaps map[string]series.Gap, reads *slopeReads) []fieldOut {
 	byField := map[string][]series.Obs{}
 	for _, o := range obs {
 		byField[o.FieldID] = append(byField[o.FieldID], o)
@@ -318,7 +321,7 @@ func (s *stage) analyseAll(ctx context.Context, grids []grid.Grid, obs []series.
 	eg.SetLimit(s.in.cfg.Workers)
 	for i, g := range grids {
 		eg.Go(func() error {
-			outs[i] = s.analyse(ctx, g, byField[g.Field.ID], gaps[g.Field.ID])
+			outs[i] = s.analyse(ctx, g, byField[g.Field.ID], gaps[g.Field.ID], reads)
 			return nil
 		})
 	}

@@ -107,7 +107,7 @@ func AnalyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
 	}
 	sum := batchSummary{Counts: map[string]int64{}, Skipped: map[string]int64{}, Timings: map[string]float64{}, Warnings: []string{}, Failures: []export.Failure{}, Payloads: []export.Output{}}
 	t0 := time.Now()
-	outs := st.analyseAll(ctx, tab.Grids, obs, tab.Gaps())
+	outs := st.analyseAll(ctx, tab.Grids, obs, tab.Gaps(), nil)
 	for i, g := range tab.Grids {
 		outs[i].Cells = nil // points, not cells: nothing for cells.parquet
 		if g.AreaHa == 0 && outs[i].Failure == "" {
@@ -166,7 +166,7 @@ func (r *run) openTable(ctx context.Context, tc TableConfig) (series.Table, erro
 			r.m.Warnings = append(r.m.Warnings, e.Error())
 		}
 	}
-	if err := r.readSowing(ctx, in, known); err != nil {
+	if err := r.readSowing(in, known, r.startSowing(ctx)); err != nil {
 		return tab, err
 	}
 	if err := tableCodes(r.cfg.Codes, tab); err != nil {

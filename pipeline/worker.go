@@ -11,8 +11,10 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -299,6 +301,15 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	cfg, m := r.cfg, r.m
 	in := &inputs{cfg: cfg, finger: map[string]string{}, roles: map[string]string{
 		cfg.Fields: "fields", cfg.Catalog: "catalog", cfg.DEM: "dem", cfg.Sowing: "sowing"}}
+	// The DEM and the sowing file need nothing from the talhões: they are
+	// read while the talhões and the catalog are.
+	dem, sowing := r.startDEM(ctx), r.startSowing(ctx)
+	demTaken := false
+	defer func() {
+		if !demTaken {
+			discardDEM(dem)
+		}
+	}()
 	t0 := time.Now()
 	fields, readErrs, err := readFields(ctx, cfg, in.finger)
 	if err != nil {
@@ -314,13 +325,14 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	for _, e := range readErrs {
 		known = append(known, fieldIDOf(e))
 	}
-	if err := r.readSowing(ctx, in, known); err != nil {
+	if err := r.readSowing(in, known, sowing); err != nil {
 		return nil, err
 	}
 	if err := r.loadCatalog(ctx, in, owned); err != nil {
 		return nil, err
 	}
-	err = r.openDEM(ctx, in, owned)
+	demTaken = true
+	err = r.openDEM(ctx, in, owned, dem)
 	r.in = in
 	if err == nil {
 		err = checkCodes(cfg, in.cat)
@@ -329,8 +341,9 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 		return nil, err
 	}
 	in.params = paramsHash(cfg, in.finger)
+	sizes := sizesOf(ctx, slices.Collect(maps.Keys(in.finger)))
 	for k, v := range in.finger {
-		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, Bytes: sizeOf(ctx, k), SHA256: v})
+		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, Bytes: sizes[k], SHA256: v})
 	}
 	sort.Slice(m.Inputs, func(i, j int) bool { return m.Inputs[i].Path < m.Inputs[j].Path })
 	m.ParamsHash = in.params
@@ -386,12 +399,13 @@ func caseClashes(fields []grid.Field) map[string]string {
 // readSowing reads the declared sowing dates, when given: a file with no
 // usable row is an error; bad rows, and declared ids that are not among the
 // talhões (known), are warnings in run.json and on the progress output.
-func (r *run) readSowing(ctx context.Context, in *inputs, known []string) error {
+// raw is the file's read, started by startSowing.
+func (r *run) readSowing(in *inputs, known []string, raw *later[[]byte]) error {
 	src := r.cfg.Sowing
 	if src == "" {
 		return nil
 	}
-	b, err := storage.ReadFile(ctx, src)
+	b, err := raw.get()
 	if err != nil {
 		return fmt.Errorf("read sowing dates: %w", err)
 	}
@@ -432,18 +446,22 @@ func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field) e
 
 // openDEM opens the elevation model, when given. A DEM that cannot be
 // opened, has no CRS or is coarser than IN 6.3 allows is a configuration
-// error: every talhão would lack its slope.
-func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field) error {
+// error: every talhão would lack its slope. pre is the DEM startDEM began
+// opening (nil for a STAC collection, opened here from the talhões' tiles).
+func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *later[*slope.DEM]) error {
 	src := r.cfg.DEM
 	if src == "" {
 		return nil
 	}
-	dem, err := storage.Bounded(ctx, storage.CallTimeout, "open "+src, func(c context.Context) (*slope.DEM, error) {
-		if strings.HasPrefix(src, "stac:") {
+	var dem *slope.DEM
+	var err error
+	if pre != nil {
+		dem, err = pre.get()
+	} else {
+		dem, err = storage.Bounded(ctx, storage.CallTimeout, "open "+src, func(c context.Context) (*slope.DEM, error) {
 			return r.openSTACDEM(c, strings.TrimPrefix(src, "stac:"), owned)
-		}
-		return slope.Open(c, src)
-	}, func(d *slope.DEM) { d.Close() })
+		}, func(d *slope.DEM) { d.Close() })
+	}
 	if err != nil {
 		if ctx.Err() != nil || errors.Is(err, ErrCatalogSearch) {
 			return err
