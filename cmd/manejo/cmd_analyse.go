@@ -12,7 +12,6 @@ import (
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/pipeline"
-	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/tillage"
 )
 
@@ -92,12 +91,10 @@ func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error)
 	if err := f.tp.Validate(); err != nil {
 		return tc, usagef("tillage parameters: %v", err)
 	}
-	if f.cnpj != "" {
-		if _, ok := sinm.NormalizeCNPJ(f.cnpj); !ok {
-			return tc, usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
-		}
-		tc.OperatorCNPJ = f.cnpj
+	if err := checkOperatorCNPJ(f.cnpj); err != nil {
+		return tc, err
 	}
+	tc.OperatorCNPJ = f.cnpj
 	if tc.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
 		return tc, err
 	}

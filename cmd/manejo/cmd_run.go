@@ -91,6 +91,19 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 // --cnpj-empresa-sensoriamento its default (one operator, many runs).
 const operatorCNPJEnv = "MANEJO_CNPJ_EMPRESA_SENSORIAMENTO"
 
+// checkOperatorCNPJ refuses a --cnpj-empresa-sensoriamento (or its
+// environment default) that is not a valid CNPJ; empty is allowed. Company
+// data: the message does not repeat the value.
+func checkOperatorCNPJ(v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, ok := sinm.NormalizeCNPJ(v); !ok {
+		return usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
+	}
+	return nil
+}
+
 // config checks the flags and turns them into the run's configuration.
 func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	cfg := f.cfg
@@ -120,11 +133,8 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	if err := checkRun(&cfg, f.cp); err != nil { // flags.go: NaN/Inf/negative, --from after --as-of, --id-field
 		return cfg, err
 	}
-	if cfg.OperatorCNPJ != "" {
-		if _, ok := sinm.NormalizeCNPJ(cfg.OperatorCNPJ); !ok {
-			// Company data: the message does not repeat the value.
-			return cfg, usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
-		}
+	if err := checkOperatorCNPJ(cfg.OperatorCNPJ); err != nil {
+		return cfg, err
 	}
 	if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
 		return cfg, err
