@@ -128,7 +128,7 @@ func (c *s3Counter) match(r *http.Request) bool {
 func (c *s3Counter) reset() { c.all.Store(0); c.cache.Store(0); c.rangeBytes.Store(0) }
 
 // uploadDir copies a local folder to an S3 prefix.
-func uploadDir(t *testing.T, dir, prefix string) {
+func uploadDir(t testing.TB, dir, prefix string) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -146,10 +146,16 @@ func uploadDir(t *testing.T, dir, prefix string) {
 	}
 }
 
+// remoteInputs points cfg's talhões, catalog, DEM and sowing file at the
+// copy of the test archive under prefix (see uploadDir).
+func remoteInputs(cfg *Config, prefix string) {
+	cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = prefix+"/talhoes.geojson", prefix+"/catalog.json", prefix+"/dem.tif", prefix+"/sowing.csv"
+}
+
 // s3Config is cacheConfig with every input on S3 under s3://b/archive.
 func s3Config(t *testing.T, out, cacheLoc string, asOf time.Time) Config {
 	cfg := cacheConfig(t, "", out, cacheLoc, asOf)
-	cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = "s3://b/archive/talhoes.geojson", "s3://b/archive/catalog.json", "s3://b/archive/dem.tif", "s3://b/archive/sowing.csv"
+	remoteInputs(&cfg, "s3://b/archive")
 	return cfg
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/testkit"
-	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 )
 
@@ -275,23 +274,10 @@ func TestFlakyS3(t *testing.T) {
 	_, fl := s3test.StartFlakyS3(t, faults, "flaky")
 	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.05") // GDAL waits 0.5 s by default
 	fl.Off.Store(true)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return storage.WriteFile(ctx, "s3://flaky/archive/"+filepath.ToSlash(rel), b)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	uploadDir(t, dir, "s3://flaky/archive")
 	fl.Off.Store(false)
 	cfg := baseConfig(t, "", "s3://flaky/out")
-	cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = "s3://flaky/archive/talhoes.geojson", "s3://flaky/archive/catalog.json", "s3://flaky/archive/dem.tif", "s3://flaky/archive/sowing.csv"
+	remoteInputs(&cfg, "s3://flaky/archive")
 	start := time.Now()
 	sum, err := Run(ctx, cfg)
 	if err != nil {

@@ -3,14 +3,10 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/manejo/manejo/internal/testkit"
-	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 )
 
@@ -22,27 +18,13 @@ import (
 func remoteRun(tb testing.TB, f s3test.Faults) (Config, *s3test.Flaky) {
 	tb.Helper()
 	dir := archive(tb)
-	ctx := context.Background()
 	_, fl := s3test.StartFlakyS3(tb, f, "remote")
 	tb.Setenv("GDAL_HTTP_RETRY_DELAY", "0.05")
 	fl.Off.Store(true)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return storage.WriteFile(ctx, "s3://remote/archive/"+filepath.ToSlash(rel), b)
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	uploadDir(tb, dir, "s3://remote/archive")
 	fl.Off.Store(false)
 	cfg := baseConfig(tb, "", "")
-	cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = "s3://remote/archive/talhoes.geojson", "s3://remote/archive/catalog.json", "s3://remote/archive/dem.tif", "s3://remote/archive/sowing.csv"
+	remoteInputs(&cfg, "s3://remote/archive")
 	return cfg, fl
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/synth"
 	"github.com/manejo/manejo/sinm"
-	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 )
 
@@ -246,24 +245,11 @@ func TestRunEndToEnd(t *testing.T) {
 	t.Run("sharded on S3", func(t *testing.T) {
 		s3test.StartS3(t, "bucket")
 		// Upload the archive: rasters are then read through GDAL /vsis3/.
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(dir, p)
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return storage.WriteFile(ctx, "s3://bucket/archive/"+filepath.ToSlash(rel), b)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		uploadDir(t, dir, "s3://bucket/archive")
 		var all []export.IndicatorRow
 		for i := 0; i < 2; i++ {
 			cfg := baseConfig(t, "", "s3://bucket/out")
-			cfg.Fields, cfg.Catalog, cfg.DEM, cfg.Sowing = "s3://bucket/archive/talhoes.geojson", "s3://bucket/archive/catalog.json", "s3://bucket/archive/dem.tif", "s3://bucket/archive/sowing.csv"
+			remoteInputs(&cfg, "s3://bucket/archive")
 			cfg.Shard = Shard{i, 2}
 			if _, err := Run(ctx, cfg); err != nil {
 				t.Fatalf("shard %d/2: %v", i, err)
