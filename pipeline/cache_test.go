@@ -146,6 +146,18 @@ func uploadDir(t testing.TB, dir, prefix string) {
 	}
 }
 
+// serveArchive starts a loopback S3 server with faults f (see
+// s3test.Faults) and copies the local archive dir to s3://bucket/archive
+// with the faults off, so that only the run meets them.
+func serveArchive(tb testing.TB, f s3test.Faults, bucket, dir string) *s3test.Flaky {
+	tb.Helper()
+	_, fl := s3test.StartFlakyS3(tb, f, bucket)
+	fl.Off.Store(true)
+	uploadDir(tb, dir, "s3://"+bucket+"/archive")
+	fl.Off.Store(false)
+	return fl
+}
+
 // remoteInputs points cfg's talhões, catalog, DEM and sowing file at the
 // copy of the test archive under prefix (see uploadDir).
 func remoteInputs(cfg *Config, prefix string) {
@@ -171,10 +183,7 @@ func TestCacheThreeMonthsLater(t *testing.T) {
 	dir := cacheArchive(t)
 	ctx := context.Background()
 	var cnt s3Counter
-	_, fl := s3test.StartFlakyS3(t, s3test.Faults{Match: cnt.match}, "b")
-	fl.Off.Store(true)
-	uploadDir(t, dir, "s3://b/archive")
-	fl.Off.Store(false)
+	fl := serveArchive(t, s3test.Faults{Match: cnt.match}, "b", dir)
 
 	mustRun(t, s3Config(t, "s3://b/d1", "s3://b/cache", cacheD1))
 	d1 := cnt.all.Load()
@@ -499,10 +508,7 @@ func TestCacheScheduleTable(t *testing.T) {
 	dir := cacheArchive(t)
 	ctx := context.Background()
 	var cnt s3Counter
-	_, fl := s3test.StartFlakyS3(t, s3test.Faults{Match: cnt.match}, "b")
-	fl.Off.Store(true)
-	uploadDir(t, dir, "s3://b/archive")
-	fl.Off.Store(false)
+	fl := serveArchive(t, s3test.Faults{Match: cnt.match}, "b", dir)
 	// One day after cacheD1, so that the week holds one scene (the archive
 	// has one every 10 days: 2026-07-30, 08-09, 08-19, ...).
 	d1 := cacheD1.AddDate(0, 0, 1)

@@ -271,11 +271,8 @@ func TestFlakyS3(t *testing.T) {
 		// GDAL: a spell of failures on the scenes of the first batch.
 		return strings.Contains(r.URL.Path, "/sentinel-2-l2a/") && cogReads.Add(1) <= 160
 	}}
-	_, fl := s3test.StartFlakyS3(t, faults, "flaky")
+	fl := serveArchive(t, faults, "flaky", dir)
 	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.05") // GDAL waits 0.5 s by default
-	fl.Off.Store(true)
-	uploadDir(t, dir, "s3://flaky/archive")
-	fl.Off.Store(false)
 	cfg := baseConfig(t, "", "s3://flaky/out")
 	remoteInputs(&cfg, "s3://flaky/archive")
 	start := time.Now()

@@ -18,11 +18,8 @@ import (
 func remoteRun(tb testing.TB, f s3test.Faults) (Config, *s3test.Flaky) {
 	tb.Helper()
 	dir := archive(tb)
-	_, fl := s3test.StartFlakyS3(tb, f, "remote")
+	fl := serveArchive(tb, f, "remote", dir)
 	tb.Setenv("GDAL_HTTP_RETRY_DELAY", "0.05")
-	fl.Off.Store(true)
-	uploadDir(tb, dir, "s3://remote/archive")
-	fl.Off.Store(false)
 	cfg := baseConfig(tb, "", "")
 	remoteInputs(&cfg, "s3://remote/archive")
 	return cfg, fl
