@@ -80,16 +80,12 @@ func AnalyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if err := checkFolder(ctx, cfg.Out); err != nil {
-		return Summary{}, err
-	}
-	runID := newRunID(start)
-	lk, err := acquireLock(ctx, cfg.Out, cfg.Shard, runID, start)
+	r, lk, err := beginRun(ctx, cfg, start)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer lk.release()
-	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
+	runID := r.m.RunID
 	tableParameters(r.m, tc)
 	tab, err := r.openTable(ctx, tc)
 	if err != nil {

@@ -221,16 +221,12 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	storage.SetGDALEnv()
-	if err := checkFolder(ctx, cfg.Out); err != nil {
-		return Summary{}, err
-	}
-	runID := newRunID(start)
-	lk, err := acquireLock(ctx, cfg.Out, cfg.Shard, runID, start)
+	r, lk, err := beginRun(ctx, cfg, start)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer lk.release()
-	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
+	runID := r.m.RunID
 	owned, err := r.open(ctx)
 	r.keys, r.keysOut = keysFile(cfg.Shard, owned)
 	if r.in != nil && r.in.dem != nil {
@@ -790,4 +786,20 @@ func catalogFingerprint(cat *series.Catalog) string {
 	}
 	sort.Strings(lines)
 	return sha([]byte(strings.Join(lines, "\n")))
+}
+
+// beginRun opens a run into cfg.Out: the folder is refused unless it is
+// empty or a manejo output, this shard's lock is taken under a new run id
+// (the caller releases it), and the run's manifest is started.
+func beginRun(ctx context.Context, cfg Config, start time.Time) (*run, *lock, error) {
+	if err := checkFolder(ctx, cfg.Out); err != nil {
+		return nil, nil, err
+	}
+	runID := newRunID(start)
+	lk, err := acquireLock(ctx, cfg.Out, cfg.Shard, runID, start)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
+	return r, lk, nil
 }
