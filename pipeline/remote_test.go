@@ -68,6 +68,15 @@ func TestAssetDown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Run("no cache", func(t *testing.T) { assetDown(t, false) })
+	t.Run("cache", func(t *testing.T) { assetDown(t, true) })
+}
+
+// assetDown is TestAssetDown with or without an observation cache. With
+// one, the scene that failed must not be remembered as read: the re-run
+// reads it for exactly the talhões that lacked it, serves the rest from
+// the cache, and writes the fault-free outputs; a third run reads nothing.
+func assetDown(t *testing.T, cached bool) {
 	const scene = "S2A_21LXG_20250725_0_L2A"
 	ref, _ := reference(t)
 	t.Setenv("AWS_MAX_ATTEMPTS", "2") // the SDK asks whether the object exists
@@ -76,6 +85,9 @@ func TestAssetDown(t *testing.T) {
 	}})
 	t.Setenv("GDAL_HTTP_MAX_RETRY", "1")
 	cfg.Out = t.TempDir()
+	if cached {
+		cfg.Cache = t.TempDir()
+	}
 	cfg.SceneAttempts, cfg.SceneRetryDelay = 2, 50*time.Millisecond
 	sum, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -125,6 +137,30 @@ func TestAssetDown(t *testing.T) {
 		t.Fatalf("re-run: %+v, want nothing incomplete", sum)
 	}
 	sameOutputs(t, "re-run after the fault cleared", ref, cfg.Out)
+	if cached {
+		cachedReruns(t, cfg, ref, len(inc))
+	}
+}
+
+// cachedReruns checks the cache after TestAssetDown's re-run: that re-run
+// read the failed scene for each talhão that lacked it (and the first run
+// cached nothing of it), and one more run, into a new folder, reads no
+// scene at all and still writes the fault-free outputs.
+func cachedReruns(t *testing.T, cfg Config, ref string, incomplete int) {
+	t.Helper()
+	c := manifestOf(t, cfg.Out).Counts
+	if c["cache_pairs_read"] != int64(incomplete) || c["cache_pairs_served"] == 0 {
+		t.Errorf("re-run after the fault: cache counts %v; want only the failed scene read, once for each of the %d incomplete talhões, and the rest served", c, incomplete)
+	}
+	cfg.Out = t.TempDir() // a new folder: the same one would resume its done batches
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	c = manifestOf(t, cfg.Out).Counts
+	if c["cache_pairs_read"] != 0 || c["scenes_read"] != 0 || c["cache_pairs_served"] == 0 {
+		t.Errorf("third run: cache counts %v; want every (talhão, scene) pair served", c)
+	}
+	sameOutputs(t, "third run, all from the cache", ref, cfg.Out)
 }
 
 // TestIOAccounting checks run.json's io figures against the S3 server's
