@@ -258,11 +258,11 @@ func readSeasonCalibrated(sc *SeasonCover, cells [][]Obs, p Params, cal *calibra
 	if !pok {
 		return
 	}
-	// The soil's NDTI: ±soilNDTISD around the fitted soil, read the same way.
+	// The soil's NDTI: ±cal.soilSD around the fitted soil, read the same way.
 	var ds [2]float64
 	for i, sign := range [2]float64{-1, 1} {
 		q := p
-		q.Soil.NDTI += sign * soilNDTISD
+		q.Soil.NDTI += sign * cal.soilSD
 		x := SeasonCover{Season: sc.Season, Sowing: sc.Sowing}
 		if readSeason(&x, cells, q, buf); x.OK {
 			ds[i] = x.CoverPct - sc.CoverPct
@@ -329,15 +329,17 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 }
 
 // cInterval is the 90 % interval of C, the mean of the seasons' covers:
-// the seasons' half-widths are averaged (their errors taken as fully
-// correlated — the soil and the model are the talhão's in every season —,
-// the conservative combination; docs/coverage.md).
+// the seasons' half-widths h combine as correlated errors,
+// √(Σh² + ρ·Σ_{i≠j} hᵢhⱼ)/n with ρ = seasonCorr (the soil and the
+// model are the talhão's in every season, the straw each season's own;
+// docs/coverage.md).
 func cInterval(c float64, seasons []SeasonCover) (lo, hi float64) {
-	var dl, dh float64
+	var sl, sh, ql, qh float64
 	for _, sc := range seasons {
-		dl += sc.CoverPct - sc.CoverLo
-		dh += sc.CoverHi - sc.CoverPct
+		dl, dh := sc.CoverPct-sc.CoverLo, sc.CoverHi-sc.CoverPct
+		sl, sh, ql, qh = sl+dl, sh+dh, ql+dl*dl, qh+dh*dh
 	}
 	n := float64(len(seasons))
-	return math.Max(0, c-dl/n), math.Min(100, c+dh/n)
+	comb := func(s, q float64) float64 { return math.Sqrt(math.Max(0, q+seasonCorr*(s*s-q))) / n }
+	return math.Max(0, c-comb(sl, ql)), math.Min(100, c+comb(sh, qh))
 }

@@ -256,8 +256,13 @@ func TestHarderAccuracySmall(t *testing.T) {
 	if testing.Short() {
 		n = 8
 	}
-	s := summarise(runHarder(n, 6, *hardTuneSeed, pheno.SpectraVaried))
-	t.Logf("harder world, tuning seed %d, %d talhões × 6 cells:\n%v", *hardTuneSeed, n, s)
+	for _, w := range []struct {
+		name string
+		sp   pheno.Spectra
+	}{{"harder world", pheno.SpectraVaried}, {"reference world", pheno.SpectraReference}} {
+		s := summarise(runHarder(n, 6, *hardTuneSeed, w.sp))
+		t.Logf("%s, tuning seed %d, %d talhões × 6 cells:\n%v", w.name, *hardTuneSeed, n, s)
+	}
 }
 
 // TestAccuracyHarder is the held-out run of the harder harness and of

@@ -22,7 +22,7 @@ func TestHarderDiagnostics(t *testing.T) {
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	type acc struct{ abs, bias, n float64 }
 	res := map[string]*acc{}
-	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true soil, reference straw", "true straw, soil fit"}
+	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true soil, reference straw", "true straw, soil fit", "true straw NDTI (reference shape), soil fit", "true straw NDTI (reference shape), true soil", "true straw, true soil NDTI (reference shape)"}
 	for _, n := range names {
 		res[n] = &acc{}
 	}
@@ -55,6 +55,12 @@ func TestHarderDiagnostics(t *testing.T) {
 					p = Params{Soil: spec(f.sc.Soil)}
 				case "true straw, soil fit":
 					p = Params{Straw: spec(f.sc.GroundStrawSpectrum(sow))}
+				case "true straw NDTI (reference shape), soil fit":
+					p = Params{Straw: refShaped(f.sc.GroundStrawNDTI(sow))}
+				case "true straw NDTI (reference shape), true soil":
+					p = Params{Straw: refShaped(f.sc.GroundStrawNDTI(sow)), Soil: spec(f.sc.Soil)}
+				case "true straw, true soil NDTI (reference shape)":
+					p = Params{Straw: spec(f.sc.GroundStrawSpectrum(sow)), Soil: soilShaped(f.sc.Soil.NDTI())}
 				}
 				c := Assess(f.cells, contract, declared, "", p)
 				sc := c.Seasons[i]
@@ -72,4 +78,18 @@ func TestHarderDiagnostics(t *testing.T) {
 		a := res[n]
 		t.Logf("%-40s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n)
 	}
+}
+
+// refShaped is the reference straw with its SWIR2 set to give NDTI b.
+func refShaped(b float64) spectral.Endmember {
+	s := spectral.StrawSpectrum
+	s.SWIR2 = s.SWIR1 * (1 - b) / (1 + b)
+	return s.Endmember()
+}
+
+// soilShaped is the reference soil with its SWIR2 set to give NDTI b.
+func soilShaped(b float64) spectral.Endmember {
+	s := spectral.SoilSpectrum
+	s.SWIR2 = s.SWIR1 * (1 - b) / (1 + b)
+	return s.Endmember()
 }

@@ -72,3 +72,50 @@ func TestUnmixReadingsAligned(t *testing.T) {
 		}
 	}
 }
+
+// C's interval combines the seasons' half-widths as errors of correlation
+// seasonCorr: between the independent (√Σh²/n) and the fully correlated
+// (Σh/n) combinations, and exactly √(Σh² + ρ·Σ_{i≠j}hᵢhⱼ)/n.
+func TestCIntervalCorrelation(t *testing.T) {
+	ss := []SeasonCover{{CoverPct: 50, CoverLo: 40, CoverHi: 56}, {CoverPct: 60, CoverLo: 40, CoverHi: 64}, {CoverPct: 70, CoverLo: 65, CoverHi: 72}}
+	lo, hi := cInterval(60, ss)
+	dl := math.Sqrt(100+400+25+seasonCorr*2*(10*20+10*5+20*5)) / 3
+	dh := math.Sqrt(36+16+4+seasonCorr*2*(6*4+6*2+4*2)) / 3
+	if math.Abs(60-lo-dl) > 1e-9 || math.Abs(hi-60-dh) > 1e-9 {
+		t.Errorf("C interval %.4f–%.4f, want %.4f–%.4f", lo, hi, 60-dl, 60+dh)
+	}
+	if indep, full := math.Sqrt(525)/3, 35.0/3; !(60-lo > indep && 60-lo < full) {
+		t.Errorf("lower half-width %.3f not between the independent %.3f and fully correlated %.3f combinations", 60-lo, indep, full)
+	}
+}
+
+// A talhão whose readings the reference spectra explain to within their
+// noise (today's world) gets the narrow straw prior and soil term; one
+// whose straw and soil are unlike the templates (a sandy neosol with
+// maize straw, in the varied world) keeps the wide prior.
+func TestReferenceConsistentNarrows(t *testing.T) {
+	contract, _ := ParseSeason("2026/2027", MonthDay{})
+	width := func(sp pheno.Spectra, seed uint64) (float64, *calibration) {
+		f := newSynthField(rand.New(rand.NewPCG(seed, 1)), synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: pheno.Soja, cloudScale: 1, spectra: sp})
+		_, cal := calibrate(f.cells, Params{})
+		c := Assess(f.cells, contract, nil, zarc.Soja, Params{})
+		return c.PctHi - c.PctLo, cal
+	}
+	wRef, cal := width(pheno.SpectraReference, 4)
+	if cal.strawSD != referenceStrawSD || cal.soilSD != referenceSoilSD {
+		t.Errorf("reference world: straw sd %.3f, soil sd %.3f, want the narrow %.3f, %.3f", cal.strawSD, cal.soilSD, referenceStrawSD, referenceSoilSD)
+	}
+	wide := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		w, cal := width(pheno.SpectraVaried, seed)
+		if cal.strawSD == priorStrawSD && cal.soilSD == soilNDTISD {
+			wide++
+			if w <= wRef {
+				t.Errorf("varied world seed %d: C interval %.1f pp not wider than the reference-consistent talhão's %.1f pp", seed, w, wRef)
+			}
+		}
+	}
+	if wide < 4 {
+		t.Errorf("only %d of 6 varied-world talhões keep the wide prior", wide)
+	}
+}

@@ -65,15 +65,20 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	fit := p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
 	all := p.calibrated()
 	p = p.withDefaults()
+	misfit := math.Inf(1)
 	if fit {
 		if f, ok := fitSoil(cells, p, all); ok {
 			p.Soil = f.Soil.Endmember()
+			misfit = f.Misfit
 		}
 	}
 	if !all {
 		return p, nil
 	}
-	cal := &calibration{}
+	cal := &calibration{strawSD: priorStrawSD, soilSD: soilNDTISD}
+	if misfit <= referenceMisfit {
+		cal.strawSD, cal.soilSD = referenceStrawSD, referenceSoilSD
+	}
 	cal.dates, cal.ndvi, cal.ndti, cal.swir = dateMedians(cells)
 	p.skip = wetDates(cal.dates, cal.swir)
 	return p, cal

@@ -84,6 +84,11 @@ type SoilFit struct {
 	Brightness float64  // its brightness relative to the template (all bands)
 	SWIR1      float64  // its SWIR1 relative to the template's, after Brightness
 	N          int      // readings the fit used (after trimming)
+	// Misfit is the median of Coefficients' misfit over the readings kept,
+	// with the fitted soil: near the readings' noise when they are
+	// mixtures of the three spectra, larger when the green or straw of
+	// the field is not the template's (or the soil not of its family).
+	Misfit float64
 }
 
 // Soil-fit search grid and trimming.
@@ -152,12 +157,16 @@ func FitSoil(green, straw, soil Spectrum, rs []Spectrum, minN int) (SoilFit, boo
 	s.SWIR1 *= bestF
 	type co struct{ a, b, c float64 }
 	var cs []co
+	res = res[:0]
 	for _, r := range ok {
 		a, b, c, e := Coefficients(green, straw, s, r)
+		res = append(res, e)
 		if c >= fitMinSoil && !math.IsNaN(e) {
 			cs = append(cs, co{a, b, c})
 		}
 	}
+	sort.Float64s(res)
+	misfit := res[len(res)/2]
 	if len(cs) < minN || len(cs) == 0 {
 		return SoilFit{}, false
 	}
@@ -171,7 +180,7 @@ func FitSoil(green, straw, soil Spectrum, rs []Spectrum, minN int) (SoilFit, boo
 	}
 	k := den / num
 	s = Spectrum{s.Red * k, s.NIR * k, s.SWIR1 * k, s.SWIR2 * k}
-	return SoilFit{Soil: s, Brightness: k, SWIR1: bestF, N: len(cs)}, true
+	return SoilFit{Soil: s, Brightness: k, SWIR1: bestF, N: len(cs), Misfit: misfit}, true
 }
 
 // searchSWIR1 returns the SWIR1 factor of soil, on the fit grid, with the

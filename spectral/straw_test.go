@@ -2,6 +2,7 @@ package spectral
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -50,5 +51,39 @@ func TestSoilFitAtEdge(t *testing.T) {
 		if got := (SoilFit{SWIR1: c.f}).AtEdge(); got != c.want {
 			t.Errorf("AtEdge(%.2f) = %v", c.f, got)
 		}
+	}
+}
+
+// FitSoil's Misfit is the readings' noise when they are mixtures of the
+// template spectra (≈ 0.6745 · σ / 2 for noise σ per band), and well above
+// it when the field's straw lies outside the templates' span.
+func TestSoilFitMisfit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const sigma = 0.006
+	mix := func(straw Spectrum) []Spectrum {
+		var rs []Spectrum
+		for range 400 {
+			g, s := 0.3*rng.Float64(), rng.Float64()
+			s *= 1 - g
+			b := 1 - g - s
+			r := Spectrum{
+				g*GreenSpectrum.Red + s*straw.Red + b*SoilSpectrum.Red + sigma*rng.NormFloat64(),
+				g*GreenSpectrum.NIR + s*straw.NIR + b*SoilSpectrum.NIR + sigma*rng.NormFloat64(),
+				g*GreenSpectrum.SWIR1 + s*straw.SWIR1 + b*SoilSpectrum.SWIR1 + sigma*rng.NormFloat64(),
+				g*GreenSpectrum.SWIR2 + s*straw.SWIR2 + b*SoilSpectrum.SWIR2 + sigma*rng.NormFloat64(),
+			}
+			rs = append(rs, r)
+		}
+		return rs
+	}
+	f, ok := FitSoil(GreenSpectrum, StrawSpectrum, SoilSpectrum, mix(StrawSpectrum), 30)
+	if want := 0.6745 * sigma / 2; !ok || math.Abs(f.Misfit-want) > 0.25*want {
+		t.Errorf("template mixtures: misfit %.5f (ok %v), want ≈ %.5f", f.Misfit, ok, want)
+	}
+	other := StrawSpectrum
+	other.Red *= 1.4 // a redder straw: out of the templates' span
+	g, ok := FitSoil(GreenSpectrum, StrawSpectrum, SoilSpectrum, mix(other), 30)
+	if !ok || g.Misfit < 2*f.Misfit {
+		t.Errorf("foreign straw: misfit %.5f (ok %v), want well above the templates' %.5f", g.Misfit, ok, f.Misfit)
 	}
 }
