@@ -219,8 +219,8 @@ const priorStrawSD = 0.045
 // a straw or soil unlike the templates takes the readings out of the
 // templates' span. Not a proof — a straw that differs from the reference
 // only within that span (one diluted with soil-like material) passes
-// too: 4 of 60 talhões of the harder world's tuning seed pass, with season
-// errors of −17 to +15 pp —, so the prior is narrowed, not closed.
+// too: 1 of 60 talhões of the harder world's tuning seed passes, with
+// season errors of −11 to −17 pp —, so the prior is narrowed, not closed.
 // referenceMisfit is 1.25 × the median misfit that reading noise alone
 // gives (0.6745 · 0.006 / 2 ≈ 0.0020 for 0.006 per band, the noise
 // assumed of surface reflectance); noisier readings never pass and keep
