@@ -50,6 +50,11 @@ type Faults struct {
 	// Match, when set, limits faults to the requests it accepts; only
 	// those are numbered.
 	Match func(*http.Request) bool
+	// MaxInFlight, when positive, answers "503 SlowDown" to a numbered
+	// request arriving while that many are already being served: the
+	// request-rate limit a store applies (S3 per prefix), which a client
+	// meets by sending fewer requests at once, not by retrying harder.
+	MaxInFlight int
 }
 
 // Flaky is an http.Handler that fails requests as its Faults say and
@@ -61,6 +66,7 @@ type Flaky struct {
 	rng    *rand.Rand
 	n      atomic.Int64
 	failed atomic.Int64
+	busy   atomic.Int64 // numbered requests being served (MaxInFlight)
 	drops  atomic.Int64
 	sent   atomic.Int64
 	// Off disables fault injection while set (to upload fixtures).
@@ -120,6 +126,12 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fl.h.ServeHTTP(w, r)
 		return
 	}
+	numbered := fl.f.Match == nil || fl.f.Match(r)
+	overLimit := false
+	if numbered && fl.f.MaxInFlight > 0 {
+		overLimit = fl.busy.Add(1) > int64(fl.f.MaxInFlight)
+		defer fl.busy.Add(-1)
+	}
 	if fl.f.Latency > 0 {
 		t := time.NewTimer(fl.f.Latency)
 		select {
@@ -129,18 +141,14 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if fl.f.Match != nil && !fl.f.Match(r) {
+	if !numbered {
 		fl.h.ServeHTTP(w, r)
 		return
 	}
 	n := fl.n.Add(1)
 	fault := fl.draw()
-	if fault == 1 || fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0 {
-		fl.failed.Add(1)
-		w.Header().Set("Content-Type", "application/xml")
-		w.Header().Set("Retry-After", "0")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`))
+	if overLimit || fault == 1 || fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0 {
+		fl.slowDown(w)
 		return
 	}
 	if fault == 2 || fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 {
@@ -156,6 +164,15 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	fl.h.ServeHTTP(countingWriter{w, &fl.sent}, r)
+}
+
+// slowDown answers 503 SlowDown as S3 does, and counts it.
+func (fl *Flaky) slowDown(w http.ResponseWriter) {
+	fl.failed.Add(1)
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Retry-After", "0")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`))
 }
 
 // StartFlakyS3 is StartS3 with a server that fails requests as f says. The
