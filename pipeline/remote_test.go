@@ -59,6 +59,43 @@ func TestRandomFaults(t *testing.T) {
 	t.Logf("io: %+v", m.IO)
 }
 
+// TestThrottledStore reads the COGs from a store that answers 503
+// SlowDown to any request beyond maxInFlight being served at once, while
+// the worker starts with --io-concurrency 32 scenes of five COGs each:
+// the job slows down (GDAL's retries, the scene retries, fewer scenes in
+// flight) and still writes the fault-free outputs byte for byte, with
+// nothing incomplete (issue 15: a throttled store slows the job down
+// instead of failing it).
+func TestThrottledStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run skipped in -short mode")
+	}
+	const maxInFlight = 6
+	ref, _ := reference(t)
+	cfg, fl := remoteRun(t, s3test.Faults{MaxInFlight: maxInFlight, Latency: 10 * time.Millisecond, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, ".tif")
+	}})
+	cfg.Out = t.TempDir()
+	cfg.IOConcurrency = 32
+	cfg.SceneRetryDelay = 100 * time.Millisecond
+	sum, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run against a store limited to %d requests at once: %v", maxInFlight, err)
+	}
+	m := manifestOf(t, cfg.Out)
+	t.Logf("%d COG requests, %d answered 503 SlowDown; %+v; io %+v", fl.Requests(), fl.Failed503(), sum, m.IO)
+	if fl.Failed503() == 0 {
+		t.Fatal("the store never throttled: the test does not exercise the limit")
+	}
+	if sum.Incomplete != 0 || m.Skipped["transient"] != 0 {
+		t.Errorf("summary %+v, skipped %v: throttling cost scenes", sum, m.Skipped)
+	}
+	if retriesOf(m) == 0 {
+		t.Errorf("run.json io %+v counts no retry", m.IO)
+	}
+	sameOutputs(t, "against a throttling store", ref, cfg.Out)
+}
+
 // TestAssetDown fails every request for one band of one scene for the
 // whole run: the talhões that scene covers end incomplete, naming it,
 // with no indicator row and no SINM payload, and the run exits as not

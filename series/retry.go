@@ -233,10 +233,12 @@ func netByCollection(jobs []*sceneJob, allow []hrefRule, before, after map[strin
 
 // throttle is the adaptive limit on scenes in flight from a remote store:
 // a scene attempt that met throttling (HTTP 429 or 503 SlowDown, retried by
-// GDAL or by Sample) halves the limit, at most once per limit attempts and
-// never below a floor of an eighth of the maximum; attempts without it
-// raise it by one per limit attempts, back to the maximum. A throttled
-// store slows the job down instead of failing its scenes.
+// GDAL or by Sample) halves the limit, at most once per limit attempts,
+// down to one scene at a time; attempts without it raise it by one per
+// limit attempts, back to the maximum. A throttled store slows the job
+// down instead of failing its scenes: a floor above one failed scenes of a
+// store that takes fewer requests at once than a few scenes' COGs
+// (pipeline.TestThrottledStore: 6 at once, 5 COGs a scene).
 type throttle struct {
 	mu                        sync.Mutex
 	cond                      *sync.Cond
@@ -245,7 +247,7 @@ type throttle struct {
 }
 
 func newThrottle(most int) *throttle {
-	t := &throttle{limit: most, most: most, least: max(1, most/8)}
+	t := &throttle{limit: most, most: most, least: 1}
 	t.cond = sync.NewCond(&t.mu)
 	return t
 }

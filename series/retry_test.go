@@ -104,12 +104,12 @@ func TestThrottle(t *testing.T) {
 		t.Fatalf("limit %d, want 16", th.limit)
 	}
 	run(1000, true)
-	if th.limit != 4 {
-		t.Fatalf("limit %d after a long throttle, want the floor 4", th.limit)
+	if th.limit != 1 {
+		t.Fatalf("limit %d after a long throttle, want the floor 1", th.limit)
 	}
-	run(4, false)
-	if th.limit != 5 {
-		t.Fatalf("limit %d after 4 clean attempts at 4, want 5", th.limit)
+	run(1, false)
+	if th.limit != 2 {
+		t.Fatalf("limit %d after 1 clean attempt at 1, want 2", th.limit)
 	}
 	run(10000, false)
 	if th.limit != 32 {
