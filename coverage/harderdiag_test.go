@@ -22,7 +22,7 @@ func TestHarderDiagnostics(t *testing.T) {
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	type acc struct{ abs, bias, n float64 }
 	res := map[string]*acc{}
-	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true soil, reference straw", "true straw, soil fit", "true straw NDTI (reference shape), soil fit", "true straw NDTI (reference shape), true soil", "true straw, true soil NDTI (reference shape)"}
+	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true soil, reference straw", "true straw, soil fit", "true straw NDTI (reference shape), soil fit", "true straw NDTI (reference shape), true soil", "true straw, true soil NDTI (reference shape)", "true NDTIs, template brightness", "true NDTIs and brightness"}
 	for _, n := range names {
 		res[n] = &acc{}
 	}
@@ -59,6 +59,13 @@ func TestHarderDiagnostics(t *testing.T) {
 					p = Params{Straw: refShaped(f.sc.GroundStrawNDTI(sow))}
 				case "true straw NDTI (reference shape), true soil":
 					p = Params{Straw: refShaped(f.sc.GroundStrawNDTI(sow)), Soil: spec(f.sc.Soil)}
+				case "true NDTIs, template brightness":
+					p = Params{Straw: refShaped(f.sc.GroundStrawNDTI(sow)), Soil: soilShaped(f.sc.Soil.NDTI())}
+				case "true NDTIs and brightness":
+					st, so := refShaped(f.sc.GroundStrawNDTI(sow)), soilShaped(f.sc.Soil.NDTI())
+					ts, tb := spec(f.sc.GroundStrawSpectrum(sow)), spec(f.sc.Soil)
+					st.SWIR, st.VNIR, so.SWIR, so.VNIR = ts.SWIR, ts.VNIR, tb.SWIR, tb.VNIR
+					p = Params{Straw: st, Soil: so}
 				case "true straw, true soil NDTI (reference shape)":
 					p = Params{Straw: spec(f.sc.GroundStrawSpectrum(sow)), Soil: soilShaped(f.sc.Soil.NDTI())}
 				}
