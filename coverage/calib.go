@@ -146,11 +146,17 @@ func seasonStraw(dates []time.Time, ndvi, ndti []float64, from, to time.Time, sd
 	}
 	sort.Float64s(v)
 	env := v[len(v)-2]
-	fit := prior.AtLeast(env, envelopeSD)
 	// The point estimate: the reference straw, unless the envelope shows
 	// the season's straw above it; then the posterior-mean straw (≥ the
-	// envelope).
-	if env-envelopeSD > fit.Straw.Endmember().NDTI {
+	// envelope). Such an envelope also refutes a narrow prior (the
+	// readings' consistency with the reference straw): the wide one is
+	// used.
+	above := env-envelopeSD > prior.Straw.Endmember().NDTI
+	if above && sd < priorStrawSD {
+		prior = spectral.PriorStraw(priorStrawSD)
+	}
+	fit := prior.AtLeast(env, envelopeSD)
+	if above {
 		b := fit.Mean().Endmember().NDTI
 		s := fit.Straw
 		s.SWIR2 = s.SWIR1 * (1 - b) / (1 + b)

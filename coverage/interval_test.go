@@ -4,8 +4,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -117,5 +119,39 @@ func TestReferenceConsistentNarrows(t *testing.T) {
 	}
 	if wide < 4 {
 		t.Errorf("only %d of 6 varied-world talhões keep the wide prior", wide)
+	}
+}
+
+// An envelope above the reference straw refutes the narrow prior of a
+// talhão consistent with the reference spectra: the season's belief is the
+// wide prior's; below it, the narrow prior stays.
+func TestEnvelopeRefutesNarrowPrior(t *testing.T) {
+	from := day("2025-07-01")
+	var dates []time.Time
+	var ndvi, ndti []float64
+	for i := range 6 {
+		dates = append(dates, from.AddDate(0, 0, 10*i))
+		ndvi, ndti = append(ndvi, 0.2), append(ndti, 0.30)
+	}
+	to := from.AddDate(0, 0, 90)
+	meanNDTI := func(f spectral.StrawFit) float64 {
+		m := 0.0
+		for i, w := range f.Weights {
+			m += w * f.Spectra[i].Endmember().NDTI
+		}
+		return m
+	}
+	got := seasonStraw(dates, ndvi, ndti, from, to, referenceStrawSD)
+	want := spectral.PriorStraw(priorStrawSD).AtLeast(0.30, envelopeSD)
+	if a, b := meanNDTI(got), meanNDTI(want); math.Abs(a-b) > 1e-9 {
+		t.Errorf("envelope 0.30 with the narrow prior: belief mean NDTI %.4f, want the wide prior's %.4f", a, b)
+	}
+	for i := range ndti {
+		ndti[i] = 0.20
+	}
+	got = seasonStraw(dates, ndvi, ndti, from, to, referenceStrawSD)
+	want = spectral.PriorStraw(referenceStrawSD).AtLeast(0.20, envelopeSD)
+	if a, b := meanNDTI(got), meanNDTI(want); math.Abs(a-b) > 1e-9 {
+		t.Errorf("envelope 0.20 with the narrow prior: belief mean NDTI %.4f, want the narrow prior's %.4f", a, b)
 	}
 }
