@@ -1375,11 +1375,7 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 	}
 	spanned := (all.x1/bw - all.x0/bw + 1) * (all.y1/bh - all.y0/bh + 1)
 	aw, ah := all.x1-all.x0+1, all.y1-all.y0+1
-	if spanned <= len(blocks) && aw*ah <= bw*bh {
-		// One small window decodes exactly the needed blocks in one call
-		// (small scenes, a few cells). Large windows cost more than the
-		// blocks they decode (buffer, conversion), so they go block by
-		// block.
+	if oneWindow(strings.HasPrefix(ro.path, "/vsi"), spanned, len(blocks), aw*ah, bw*bh) {
 		buf, at := r.typed(bs.DataType, aw*ah)
 		r.reads, r.bytes = r.reads+1, r.bytes+int64(aw*ah*bs.DataType.Size())
 		if err := r.log.timed(func() error {
@@ -1422,6 +1418,24 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		}
 	}
 	return nil
+}
+
+// oneWindow tells readPixels to read the cells' bounding window (area
+// pixels, spanning spanned blocks of block pixels, needed of which hold
+// cells) in one call rather than block by block. Locally, only when that
+// decodes exactly the needed blocks and is no larger than a block: large
+// windows cost more than the blocks they decode (buffer, conversion). On
+// an object store each call for a block not yet fetched waits a round
+// trip, while one call fetches all its blocks at once (GDAL's GTiff driver
+// asks for their byte ranges in parallel, consecutive ones merged), so a
+// remote band pays one round trip instead of one per block; the window may
+// then decode up to as many blocks again as it needs, and hold up to four
+// blocks' pixels (the buffer of one band read).
+func oneWindow(remote bool, spanned, needed, area, block int) bool {
+	if remote {
+		return spanned <= 2*needed && area <= 4*block
+	}
+	return spanned <= needed && area <= block
 }
 
 // typed returns a buffer of n pixels in the band's own data type (so GDAL
