@@ -3,10 +3,13 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/slope"
+	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/storage"
 )
 
@@ -146,4 +149,39 @@ func (r *run) startSowing(ctx context.Context) *later[[]byte] {
 		return nil
 	}
 	return goLater(func() ([]byte, error) { return storage.ReadFile(ctx, r.cfg.Sowing) })
+}
+
+// loadedCatalog is what LoadCatalog returned.
+type loadedCatalog struct {
+	cat      *series.Catalog
+	problems []error
+}
+
+// startCatalog starts reading the run's catalog when it is static (a
+// file, an Item directory, NDJSON: nothing in it depends on the talhões),
+// so it is read while the talhões are; nil for what may be a STAC API
+// root, whose search needs the talhões' footprints.
+func (r *run) startCatalog(ctx context.Context) *later[loadedCatalog] {
+	src := r.cfg.Catalog
+	if stacapi.MaybeAPI(src) {
+		return nil
+	}
+	return goLater(func() (loadedCatalog, error) {
+		cat, problems := LoadCatalog(ctx, src, r.cfg.AllowHrefPrefix)
+		return loadedCatalog{cat, problems}, nil
+	})
+}
+
+// startSizes starts reading the size of each input file of the run
+// (sizesOf), for run.json's inputs: nothing waits for them before the
+// manifest is written, so on a remote store their round trips overlap the
+// run's reads instead of delaying the first scene.
+func (r *run) startSizes(ctx context.Context) *later[map[string]int64] {
+	var locs []string
+	for _, loc := range []string{r.cfg.Fields, r.cfg.Catalog, r.cfg.DEM, r.cfg.Sowing} {
+		if loc != "" && !slices.Contains(locs, loc) {
+			locs = append(locs, loc)
+		}
+	}
+	return goLater(func() (map[string]int64, error) { return sizesOf(ctx, locs), nil })
 }

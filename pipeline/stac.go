@@ -32,10 +32,10 @@ func frozenName(s Shard) string {
 // openCatalog loads the run's catalog (findCatalog) by the footprints of
 // this shard's talhões and the run's dates; a search is recorded in
 // run.json and its items frozen for the output.
-func (r *run) openCatalog(ctx context.Context, owned []grid.Field) (*series.Catalog, []error, string, error) {
+func (r *run) openCatalog(ctx context.Context, owned []grid.Field, static *later[loadedCatalog]) (*series.Catalog, []error, string, error) {
 	cfg := r.cfg
 	cat, problems, finger, res, err := findCatalog(ctx, catalogQuery{src: cfg.Catalog, allow: cfg.AllowHrefPrefix,
-		collections: cfg.Collections, fields: owned, from: cfg.From, to: cfg.AsOf, client: r.stacClient(), access: r.access()})
+		collections: cfg.Collections, fields: owned, from: cfg.From, to: cfg.AsOf, client: r.stacClient(), access: r.access(), static: static})
 	if res != nil {
 		r.m.CatalogSearch = searchRecord(res, cfg.Collections)
 	}
@@ -70,6 +70,9 @@ type catalogQuery struct {
 	from, to           time.Time
 	client             *stacapi.Client
 	access             *stacapi.Access
+	// static, when set, is the static catalog src already being read
+	// (startCatalog); findCatalog takes it instead of reading src again.
+	static *later[loadedCatalog]
 }
 
 // findCatalog loads a catalog: a STAC API root is searched by the
@@ -85,7 +88,12 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 		}
 	}
 	if api == nil {
-		cat, problems = LoadCatalog(ctx, q.src, q.allow)
+		if q.static != nil {
+			l, _ := q.static.get()
+			cat, problems = l.cat, l.problems
+		} else {
+			cat, problems = LoadCatalog(ctx, q.src, q.allow)
+		}
 		if cat == nil {
 			return nil, problems, "", nil, fmt.Errorf("load catalog %s: %w", q.src, errors.Join(problems...))
 		}

@@ -11,10 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -278,6 +276,9 @@ type run struct {
 	// declares one; keysOut its record.
 	keys    []byte
 	keysOut export.Output
+	// sizes are the input files' sizes for run.json, read in the
+	// background (startSizes); nil before open has started them.
+	sizes *later[map[string]int64]
 }
 
 // logf writes a message to Progress and Log, when set.
@@ -297,9 +298,10 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	cfg, m := r.cfg, r.m
 	in := &inputs{cfg: cfg, finger: map[string]string{}, roles: map[string]string{
 		cfg.Fields: "fields", cfg.Catalog: "catalog", cfg.DEM: "dem", cfg.Sowing: "sowing"}}
-	// The DEM and the sowing file need nothing from the talhões: they are
-	// read while the talhões and the catalog are.
+	// The DEM, the sowing file, a static catalog and the inputs' sizes need
+	// nothing from the talhões: they are read while the talhões are.
 	dem, sowing := r.startDEM(ctx), r.startSowing(ctx)
+	static, sizes := r.startCatalog(ctx), r.startSizes(ctx)
 	demTaken := false
 	defer func() {
 		if !demTaken {
@@ -324,7 +326,7 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	if err := r.readSowing(in, known, sowing); err != nil {
 		return nil, err
 	}
-	if err := r.loadCatalog(ctx, in, owned); err != nil {
+	if err := r.loadCatalog(ctx, in, owned, static); err != nil {
 		return nil, err
 	}
 	demTaken = true
@@ -337,9 +339,9 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 		return nil, err
 	}
 	in.params = paramsHash(cfg, in.finger)
-	sizes := sizesOf(ctx, slices.Collect(maps.Keys(in.finger)))
+	r.sizes = sizes // waited for by finish, which writes them
 	for k, v := range in.finger {
-		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, Bytes: sizes[k], SHA256: v})
+		m.Inputs = append(m.Inputs, export.Input{Role: in.roles[k], Path: k, SHA256: v})
 	}
 	sort.Slice(m.Inputs, func(i, j int) bool { return m.Inputs[i].Path < m.Inputs[j].Path })
 	m.ParamsHash = in.params
@@ -421,12 +423,12 @@ func (r *run) readSowing(in *inputs, known []string, raw *later[[]byte]) error {
 	return nil
 }
 
-// loadCatalog loads the STAC catalog; rejected items are counted as
-// skipped.
-func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field) error {
+// loadCatalog loads the STAC catalog (static: the one startCatalog began
+// reading, nil for an API); rejected items are counted as skipped.
+func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field, static *later[loadedCatalog]) error {
 	t0 := time.Now()
 	src := r.cfg.Catalog
-	cat, problems, finger, err := r.openCatalog(ctx, owned)
+	cat, problems, finger, err := r.openCatalog(ctx, owned, static)
 	if err != nil {
 		return err
 	}
@@ -621,6 +623,7 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 		payloads = append(payloads, r.keysOut)
 	}
 	m.Outputs = outputsUnion(payloads, prevOuts)
+	r.recordSizes()
 	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
 	}
@@ -668,6 +671,18 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	r.logf("done: %d talhões (ok %d, partial %d, failed %d, incomplete %d) in %s; manifest %s",
 		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete, time.Since(r.start).Round(time.Millisecond), r.manifestLoc)
 	return sum, nil
+}
+
+// recordSizes writes the input files' sizes (startSizes) into run.json's
+// inputs, once they are read.
+func (r *run) recordSizes() {
+	if r.sizes == nil {
+		return
+	}
+	size, _ := r.sizes.get()
+	for i := range r.m.Inputs {
+		r.m.Inputs[i].Bytes = size[r.m.Inputs[i].Path]
+	}
 }
 
 // readFields reads the talhões and fingerprints the source, within
