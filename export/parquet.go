@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // Row is the set of row types export writes, one per dataset.
@@ -145,8 +144,9 @@ type Writer[T Row] struct {
 	err  error
 }
 
-// zstdCodec is shared by all writers; it is safe for concurrent use.
-var zstdCodec = &zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}
+// zstdCodec is shared by all writers; it is safe for concurrent use
+// (zstd.go).
+var zstdCodec = &zstdPages{}
 
 // NewWriter returns a Writer of the dataset of T writing to w. Close must be
 // called to write the footer.
