@@ -157,10 +157,7 @@ func runAccuracyT(g generator, p Params, n, nT int, seed uint64) (cell, talhao c
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
-		q := p
-		if !*noCalib {
-			q = Calibrate(cells, p) // the talhão's soil, as the pipeline reads it
-		}
+		q := harnessParams(cells, p) // the talhão's soil, as the pipeline reads it
 		ev := Detect(cells, q)
 		talhao.add(g, eventsAsBreaks(ev), truth)
 		trueEv := make([]Event, len(truth))

@@ -257,6 +257,14 @@ func debugParams() Params {
 	envF("RDROP", &t.rDroppedRatio)
 	envF("RDEEP", &t.rDeepRatio)
 	envI("RPREMIN", &t.rPreMin)
+	envF("MDNDVI", &t.mdBareNDVI)
+	envF("MDGAP", &t.mdMaxGap)
+	envF("MDPOSTD", &t.mdPostDays)
+	envI("MDPOSTN", &t.mdPostObs)
+	envF("MDCNDVI", &t.mdCanopyNDVI)
+	envF("MDCDAYS", &t.mdCanopyDays)
+	envF("MDREL", &t.mdRel)
+	t.mdOff = os.Getenv("MDOFF") != ""
 	p := DefaultParams()
 	p.tune = t
 	envI("PREOBS", &p.PreObs)

@@ -715,6 +715,19 @@ type tuning struct {
 	// must not date it early), and a ramp (fast straw decay) is not a step.
 	// Defaults 0.6, 0.9 and 0.5.
 	firstObsK, soilFirstK, confirmK float64
+	// mdBareNDVI, mdMaxGap, mdPostDays, mdPostObs, mdCanopyNDVI,
+	// mdCanopyDays and mdRel are the thresholds of the median-NDTI drop
+	// test (medianDropBreaks): dates bare of green have a median NDVI below
+	// mdBareNDVI (0.3, the baseline rule's); at most mdMaxGap days (30)
+	// between the last date before and the first after; the level after is
+	// the median of mdPostObs dates (3) within mdPostDays (45); no canopy
+	// (median NDVI ≥ mdCanopyNDVI, 0.4) in the mdCanopyDays (45) before;
+	// the drop at least mdRel (0.4) of the way from the level before to
+	// the soil's NDTI. mdOff turns the test off (diagnostics: the detector
+	// before it).
+	mdBareNDVI, mdMaxGap, mdPostDays, mdCanopyNDVI, mdCanopyDays, mdRel float64
+	mdPostObs                                                           int
+	mdOff                                                               bool
 }
 
 // withDefaults returns t with every zero field set to its default.
@@ -739,6 +752,15 @@ func (t tuning) withDefaults() tuning {
 	f(&t.firstObsK, 0.6)
 	f(&t.soilFirstK, 0.9)
 	f(&t.confirmK, 0.5)
+	f(&t.mdBareNDVI, 0.3)
+	f(&t.mdMaxGap, 30)
+	f(&t.mdPostDays, 45)
+	f(&t.mdCanopyNDVI, 0.4)
+	f(&t.mdCanopyDays, 45)
+	f(&t.mdRel, 0.4)
+	if t.mdPostObs == 0 {
+		t.mdPostObs = 3
+	}
 	if t.rExtraPre == 0 {
 		t.rExtraPre = 3
 	}

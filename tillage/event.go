@@ -121,7 +121,33 @@ func Detect(cells []Cell, p Params) []Event {
 			out = append(out, ev)
 		}
 	}
+	if !p.tune.mdOff {
+		out = addMedianDrops(out, medianDropBreaks(pooled(interior), p), series, p, window, len(cells))
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
+	return out
+}
+
+// addMedianDrops adds the breaks of the median-NDTI drop test not within
+// mergeDays of an event already found, with the interior cells that agree
+// counted (the pooled median already speaks for half of them).
+func addMedianDrops(out []Event, drops []Break, series []cellSeries, p Params, window time.Duration, nCells int) []Event {
+	n := len(out)
+	for _, c := range drops {
+		dup := false
+		for _, e := range out[:n] {
+			if absDur(c.Date.Sub(e.Date)) <= mergeDays*24*time.Hour {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		ev, _ := agree(series, c, p, window, 0, nCells)
+		ev.MagnitudeSigma = c.MagnitudeSigma
+		out = append(out, ev)
+	}
 	return out
 }
 
@@ -177,7 +203,25 @@ func agree(series []cellSeries, c Break, p Params, window time.Duration, need, n
 // pool returns the per-date median of NDVI and NDTI over the cells, for
 // dates on which at least half of them have a clear value (NaN otherwise).
 func pool(cells [][]Obs) []Obs {
-	type acc struct{ v, t []float64 }
+	ps := pooled(cells)
+	out := make([]Obs, len(ps))
+	for i, o := range ps {
+		out[i] = o.Obs
+	}
+	return out
+}
+
+// pooledObs is one date of the pooled interior series: the medians of NDVI
+// and NDTI, and of SWIR1+SWIR2 over the cells that carry reflectances (0
+// when none does).
+type pooledObs struct {
+	Obs
+	swir float64
+}
+
+// pooled returns the per-date medians of pool, with the median SWIR1+SWIR2.
+func pooled(cells [][]Obs) []pooledObs {
+	type acc struct{ v, t, s []float64 }
 	byDate := map[time.Time]*acc{}
 	var dates []time.Time
 	for _, obs := range cells {
@@ -191,17 +235,23 @@ func pool(cells [][]Obs) []Obs {
 			if !math.IsNaN(o.NDVI) && !math.IsNaN(o.NDTI) {
 				a.v = append(a.v, o.NDVI)
 				a.t = append(a.t, o.NDTI)
+				if s := o.SWIR1 + o.SWIR2; s > 0 {
+					a.s = append(a.s, s)
+				}
 			}
 		}
 	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
 	min := (len(cells) + 1) / 2
-	out := make([]Obs, len(dates))
+	out := make([]pooledObs, len(dates))
 	for i, d := range dates {
 		a := byDate[d]
-		out[i] = Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}
+		out[i] = pooledObs{Obs: Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}}
 		if len(a.v) >= min && len(a.v) > 0 {
 			out[i].NDVI, out[i].NDTI = median(a.v), median(a.t)
+			if len(a.s) >= min && len(a.s) > 0 {
+				out[i].swir = median(a.s)
+			}
 		}
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,6 +23,7 @@ var (
 	hardSeed = flag.Uint64("hardseed", 20272, "held-out seed of the harder tillage harness (-accuracy)")
 	hardN    = flag.Int("hardn", 300, "talhões with tillage (and as many without) of the held-out harder harness")
 	noCalib  = flag.Bool("nocalib", false, "harder harness: Detect with the reference soil (no Calibrate), the detector before issue 17")
+	noMedian = flag.Bool("nomediandrop", false, "tillage harnesses: Detect without the median-NDTI drop test (the detector before it)")
 )
 
 // ndtiDrop is the baseline's drop threshold (NDTI units), set on the
@@ -75,26 +77,97 @@ func ndtiDropRule(cells []Cell, drop float64) []Break {
 	return out
 }
 
+// harderScore is talhaoOnly's result: events and talhões flagged, for
+// Detect and the baseline, and both split by soil (talhões flagged) and by
+// tillage kind (true tillages found).
+type harderScore struct {
+	det, base   confusion
+	fDet, fBase fieldPR
+	bySoil      map[string]*[2]fieldPR // [0] Detect, [1] baseline
+	byKind      map[string]*[3]int     // found by Detect, by the baseline, total
+}
+
 // talhaoOnly scores Detect and the baseline on nT talhões with tillage and
 // nT without (6 interior + 3 border cells, half the negatives revolved at
 // the border only).
-func talhaoOnly(g generator, p Params, nT int, seed uint64, drop float64) (det, base confusion, fDet, fBase fieldPR) {
+func talhaoOnly(g *phenoGen, p Params, nT int, seed uint64, drop float64) harderScore {
 	rng := rand.New(rand.NewPCG(seed, 0x7a11a9e))
+	h := harderScore{bySoil: map[string]*[2]fieldPR{}, byKind: map[string]*[3]int{}}
 	for i := 0; i < 2*nT; i++ {
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
-		q := p
-		if !*noCalib {
-			q = Calibrate(cells, p)
-		}
+		q := harnessParams(cells, p)
 		d, b := eventsAsBreaks(Detect(cells, q)), ndtiDropRule(cells, drop)
-		det.add(g, d, truth)
-		base.add(g, b, truth)
-		fDet.add(len(d) > 0, len(truth) > 0)
-		fBase.add(len(b) > 0, len(truth) > 0)
+		h.det.add(g, d, truth)
+		h.base.add(g, b, truth)
+		h.fDet.add(len(d) > 0, len(truth) > 0)
+		h.fBase.add(len(b) > 0, len(truth) > 0)
+		sk := g.last.SoilKind()
+		if h.bySoil[sk] == nil {
+			h.bySoil[sk] = &[2]fieldPR{}
+		}
+		h.bySoil[sk][0].add(len(d) > 0, len(truth) > 0)
+		h.bySoil[sk][1].add(len(b) > 0, len(truth) > 0)
+		_, _, hitD := matchFlags(d, truth)
+		_, _, hitB := matchFlags(b, truth)
+		for k, tr := range truth {
+			kind := tillageKind(g.last, tr)
+			if h.byKind[kind] == nil {
+				h.byKind[kind] = &[3]int{}
+			}
+			h.byKind[kind][2]++
+			if hitD[k] {
+				h.byKind[kind][0]++
+			}
+			if hitB[k] {
+				h.byKind[kind][1]++
+			}
+		}
 	}
-	return det, base, fDet, fBase
+	return h
+}
+
+// harnessParams is p as the harnesses read a talhão with: calibrated to
+// its soil unless -nocalib, without the median-NDTI drop test with
+// -nomediandrop.
+func harnessParams(cells []Cell, p Params) Params {
+	q := p
+	if !*noCalib {
+		q = Calibrate(cells, p)
+	}
+	q.tune.mdOff = q.tune.mdOff || *noMedian
+	return q
+}
+
+// tillageKind names the operation of s on day d.
+func tillageKind(s *pheno.Scenario, d time.Time) string {
+	for _, x := range s.Tillage {
+		if x.Date.Equal(d) {
+			return x.Kind
+		}
+	}
+	return "?"
+}
+
+func (h harderScore) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Detect   : %v\n           %v\nNDTI drop: %v\n           %v", h.det, h.fDet, h.base, h.fBase)
+	for _, sk := range pheno.SoilKinds {
+		if x := h.bySoil[sk]; x != nil {
+			fmt.Fprintf(&sb, "\n  soil %-20s Detect %v\n  %-25s NDTI drop %v", sk, x[0], "", x[1])
+		}
+	}
+	kinds := make([]string, 0, len(h.byKind))
+	for k := range h.byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		x := h.byKind[k]
+		fmt.Fprintf(&sb, "\n  kind %-14s tillages found: Detect %d/%d = %.3f, NDTI drop %d/%d = %.3f", k, x[0], x[2], ratio(x[0], x[2]), x[1], x[2], ratio(x[1], x[2]))
+	}
+	return sb.String()
 }
 
 // fieldPR scores talhões as tilled or not (any event in the history): how
@@ -134,11 +207,11 @@ func TestHarderTillageSmall(t *testing.T) {
 		n = 10
 	}
 	g := &phenoGen{revisit: 5, spectra: pheno.SpectraVaried}
-	det, base, fd, fb := talhaoOnly(g, DefaultParams(), n, 1, ndtiDrop)
-	t.Logf("%s, tuning seed 1, %d+%d talhões:\nDetect   : %v\n           %v\nNDTI drop: %v\n           %v", g.name(), n, n, det, fd, base, fb)
+	h := talhaoOnly(g, DefaultParams(), n, 1, ndtiDrop)
+	t.Logf("%s, tuning seed 1, %d+%d talhões:\n%v", g.name(), n, n, h)
 	if *accuracy {
 		for d := 0.02; d <= 0.081; d += 0.01 {
-			_, b, _, _ := talhaoOnly(g, DefaultParams(), n, 1, d)
+			b := talhaoOnly(g, DefaultParams(), n, 1, d).base
 			t.Logf("baseline drop %.2f: precision %.3f recall %.3f F1 %.3f", d, b.precision(), b.recall(), b.f1())
 		}
 	}
@@ -151,7 +224,7 @@ func TestAccuracyHarderTillage(t *testing.T) {
 	}
 	for _, sp := range []pheno.Spectra{pheno.SpectraReference, pheno.SpectraVaried} {
 		g := &phenoGen{revisit: 5, spectra: sp}
-		det, base, fd, fb := talhaoOnly(g, DefaultParams(), *hardN, *hardSeed, ndtiDrop)
-		t.Logf("%s, held-out seed %d, %d+%d talhões:\nDetect   : %v\n           %v\nNDTI drop: %v\n           %v", g.name(), *hardSeed, *hardN, *hardN, det, fd, base, fb)
+		h := talhaoOnly(g, DefaultParams(), *hardN, *hardSeed, ndtiDrop)
+		t.Logf("%s, held-out seed %d, %d+%d talhões:\n%v", g.name(), *hardSeed, *hardN, *hardN, h)
 	}
 }
