@@ -725,9 +725,9 @@ type tuning struct {
 	// the drop at least mdRel (0.4) of the way from the level before to
 	// the soil's NDTI. mdOff turns the test off (diagnostics: the detector
 	// before it).
-	mdBareNDVI, mdMaxGap, mdPostDays, mdCanopyNDVI, mdCanopyDays, mdRel float64
-	mdPostObs                                                           int
-	mdOff                                                               bool
+	mdBareNDVI, mdMaxGap, mdPostDays, mdCanopyNDVI, mdCanopyDays, mdRel, mdWet, mdStep float64
+	mdPostObs, mdPostMin                                                               int
+	mdOff                                                                              bool
 }
 
 // withDefaults returns t with every zero field set to its default.
@@ -758,8 +758,13 @@ func (t tuning) withDefaults() tuning {
 	f(&t.mdCanopyNDVI, 0.4)
 	f(&t.mdCanopyDays, 45)
 	f(&t.mdRel, 0.4)
+	f(&t.mdWet, 0.9)
+	f(&t.mdStep, 0.2)
 	if t.mdPostObs == 0 {
 		t.mdPostObs = 3
+	}
+	if t.mdPostMin == 0 {
+		t.mdPostMin = 2
 	}
 	if t.rExtraPre == 0 {
 		t.rExtraPre = 3

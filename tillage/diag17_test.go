@@ -28,7 +28,9 @@ func TestDiagHarderMisses(t *testing.T) {
 	defer func() { onScenario = nil }()
 	rng := rand.New(rand.NewPCG(1, 0x7a11a9e))
 	bySoil, byKind := map[string][2]int{}, map[string][2]int{}
-	for i := 0; i < 2*200; i++ {
+	nMiss := 400
+	envI("N", &nMiss)
+	for i := 0; i < 2*nMiss; i++ {
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
 		cells, truth := g.talhao(rng, till, borderOnly, 6, 3)
@@ -59,7 +61,9 @@ func TestDiagHarderMisses(t *testing.T) {
 				continue
 			}
 			bySoil[sc.SoilKind()], byKind[kind] = a, b
-			t.Log(describeMiss(sc, cells, q, tr, kind, ret, len(ev) > 0))
+			if len(ev) == 0 {
+				t.Log(describeMiss(sc, cells, q, tr, kind, ret, len(ev) > 0) + mdWhy(cells, q, tr))
+			}
 		}
 	}
 	t.Logf("found/total by soil %v\nby kind %v", bySoil, byKind)
@@ -132,13 +136,16 @@ func TestDiagMedianDropFP(t *testing.T) {
 		t.Skip("-tilldiag17 not set")
 	}
 	g := &phenoGen{revisit: 5, spectra: pheno.SpectraVaried}
+	if os.Getenv("REF") != "" {
+		g.spectra = pheno.SpectraReference
+	}
 	var sc *pheno.Scenario
 	onScenario = func(s *pheno.Scenario) { sc = s }
 	defer func() { onScenario = nil }()
 	rng := rand.New(rand.NewPCG(1, 0x7a11a9e))
 	p := debugParams()
 	p.tune = p.tune.withDefaults()
-	for i := 0; i < 2*100; i++ {
+	for i := 0; i < 2*400; i++ {
 		till := i%2 == 0
 		cells, _ := g.talhao(rng, till, !till && i%4 == 1, 6, 3)
 		if till {
@@ -173,5 +180,106 @@ func TestDiagMedianDropFP(t *testing.T) {
 			}
 			t.Log(sb.String())
 		}
+	}
+}
+
+// mdWhy lists the median-drop test's statistics on the pooled bare, dry
+// dates within −30..+45 days of tr.
+func mdWhy(cells []Cell, q Params, tr time.Time) string {
+	var interior [][]Obs
+	for _, c := range cells {
+		if !c.Border {
+			interior = append(interior, c.Obs)
+		}
+	}
+	pl := pooled(interior)
+	q.tune = q.tune.withDefaults()
+	t := &q.tune
+	var sb strings.Builder
+	var cs []clearObs
+	for i, o := range pl {
+		if math.IsNaN(o.NDTI) || o.NDVI >= t.mdBareNDVI {
+			continue
+		}
+		if wetDate(pl, i, t.mdWet) {
+			if d := int(o.Date.Sub(tr).Hours() / 24); d >= -30 && d <= 45 {
+				fmt.Fprintf(&sb, "   wet %+d ndti %.3f\n", d, o.NDTI)
+			}
+			continue
+		}
+		cs = append(cs, clearObs{date: o.Date, value: o.NDTI, green: o.NDVI})
+	}
+	var all []float64
+	for j := 1; j < len(cs); j++ {
+		if pre, post, ok := medianDropLevels(cs, j, q); ok {
+			all = append(all, pre-post)
+		}
+	}
+	mid := median(append([]float64(nil), all...))
+	for i := range all {
+		all[i] = math.Abs(all[i] - mid)
+	}
+	sd := math.Max(1.4826*median(all), q.MinSigma)
+	fmt.Fprintf(&sb, "   md: n %d mid %.3f sd %.3f soilNDTI %.3f\n", len(cs), mid, sd, q.Soil.NDTI)
+	for j := 1; j < len(cs); j++ {
+		d := int(cs[j].date.Sub(tr).Hours() / 24)
+		if d < -15 || d > 30 {
+			continue
+		}
+		pre, post, ok := medianDropLevels(cs, j, q)
+		fmt.Fprintf(&sb, "   %+4d ndti %.3f ok %v pre %.3f post %.3f z %.1f rel %.2f canopy %v\n", d, cs[j].value, ok, pre, post, (pre-post-mid)/sd, (pre-post)/(pre-q.Soil.NDTI), canopyBefore(pl, cs[j].date, t))
+	}
+	return sb.String()
+}
+
+// TestDiagMedianDropAdded lists the events the median-drop test adds that
+// match no true tillage (REF=1: reference world), on the tuning seed.
+func TestDiagMedianDropAdded(t *testing.T) {
+	if !*tilldiag17 {
+		t.Skip("-tilldiag17 not set")
+	}
+	g := &phenoGen{revisit: 5, spectra: pheno.SpectraVaried}
+	if os.Getenv("REF") != "" {
+		g.spectra = pheno.SpectraReference
+	}
+	var sc *pheno.Scenario
+	onScenario = func(s *pheno.Scenario) { sc = s }
+	defer func() { onScenario = nil }()
+	rng := rand.New(rand.NewPCG(1, 0x7a11a9e))
+	n := 1000
+	envI("N", &n)
+	for i := 0; i < 2*n; i++ {
+		till := i%2 == 0
+		cells, truth := g.talhao(rng, till, !till && i%4 == 1, 6, 3)
+		q := Calibrate(cells, DefaultParams())
+		off := q
+		off.tune.mdOff = true
+		with, without := Detect(cells, q), Detect(cells, off)
+		_, fpW, _ := matchFlags(eventsAsBreaks(with), truth)
+		_, fpO, _ := matchFlags(eventsAsBreaks(without), truth)
+		if fpW <= fpO {
+			continue
+		}
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "talhão %d soil %s till %v: +%d FP; events", i, sc.SoilKind(), till, fpW-fpO)
+		for _, e := range with {
+			fmt.Fprintf(&sb, " %s(z %.1f)", e.Date.Format(time.DateOnly), e.MagnitudeSigma)
+		}
+		fmt.Fprintf(&sb, "; without md")
+		for _, e := range without {
+			fmt.Fprintf(&sb, " %s", e.Date.Format(time.DateOnly))
+		}
+		fmt.Fprintf(&sb, "; truth")
+		for _, x := range sc.Tillage {
+			fmt.Fprintf(&sb, " %s %s", x.Date.Format(time.DateOnly), x.Kind)
+		}
+		for _, c := range sc.Cycles {
+			for _, e := range with {
+				if dd := c.Harvest.Sub(e.Date).Hours() / 24; dd > -90 && dd < 30 {
+					fmt.Fprintf(&sb, " [%s: %s harv%+.0f]", e.Date.Format(time.DateOnly), c.Crop, dd)
+				}
+			}
+		}
+		t.Log(sb.String())
 	}
 }

@@ -17,7 +17,7 @@ func medianDropBreaks(pl []pooledObs, p Params) []Break {
 	t := &p.tune
 	cs := make([]clearObs, 0, len(pl))
 	for i, o := range pl {
-		if math.IsNaN(o.NDTI) || math.IsNaN(o.NDVI) || o.NDVI >= t.mdBareNDVI || wetDate(pl, i) {
+		if math.IsNaN(o.NDTI) || math.IsNaN(o.NDVI) || o.NDVI >= t.mdBareNDVI || wetDate(pl, i, t.mdWet) {
 			continue
 		}
 		cs = append(cs, clearObs{date: o.Date, value: o.NDTI, green: o.NDVI})
@@ -52,7 +52,8 @@ func medianDropBreaks(pl []pooledObs, p Params) []Break {
 		}
 		// A step, not a ramp: the first date after is nearer the level
 		// after than the level before.
-		if pre, post, _ := medianDropLevels(cs, j, p); cs[j].value > (pre+post)/2 || ds[j] < t.mdRel*(pre-p.Soil.NDTI) {
+		if pre, post, _ := medianDropLevels(cs, j, p); cs[j].value > (pre+post)/2 || ds[j] < t.mdRel*(pre-p.Soil.NDTI) ||
+			cs[j-1].value < pre-t.mdStep*(pre-post) {
 			continue
 		}
 		// The best split among the next candidates dates the drop.
@@ -86,7 +87,7 @@ func medianDropLevels(cs []clearObs, j int, p Params) (float64, float64, bool) {
 	for i := j; i < len(cs) && len(post) < t.mdPostObs && cs[i].date.Sub(cs[j].date) <= time.Duration(t.mdPostDays)*24*time.Hour; i++ {
 		post = append(post, cs[i].value)
 	}
-	if len(pre) < 2 || len(post) < t.mdPostObs {
+	if len(pre) < 2 || len(post) < t.mdPostMin {
 		return 0, 0, false
 	}
 	return median(pre), median(post), true
@@ -106,10 +107,10 @@ func canopyBefore(pl []pooledObs, d time.Time, t *tuning) bool {
 }
 
 // wetDate reports whether pl[i] is a wet date: its median SWIR1+SWIR2 is
-// below mdWet of the median over the pooled dates within 20 days (wet soil
+// below wet (mdWet) times the median over the pooled dates within 20 days (wet soil
 // and residue darken, SWIR most, and wet straw loses NDTI; Quemada &
 // Daughtry 2016). Dates without reflectances are never wet.
-func wetDate(pl []pooledObs, i int) bool {
+func wetDate(pl []pooledObs, i int, wet float64) bool {
 	x := pl[i].swir
 	if !(x > 0) {
 		return false
@@ -120,5 +121,5 @@ func wetDate(pl []pooledObs, i int) bool {
 			v = append(v, o.swir)
 		}
 	}
-	return len(v) >= 3 && x < 0.9*median(v)
+	return len(v) >= 3 && x < wet*median(v)
 }
