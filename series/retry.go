@@ -238,7 +238,7 @@ func netByCollection(jobs []*sceneJob, allow []hrefRule, before, after map[strin
 // limit attempts, back to the maximum. A throttled store slows the job
 // down instead of failing its scenes: a floor above one failed scenes of a
 // store that takes fewer requests at once than a few scenes' COGs
-// (pipeline.TestThrottledStore: 6 at once, 5 COGs a scene).
+// (pipeline.TestThrottledStore).
 type throttle struct {
 	mu                        sync.Mutex
 	cond                      *sync.Cond
