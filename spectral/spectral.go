@@ -332,16 +332,27 @@ func (f SoilFit) AtEdge() bool {
 // MinFieldSoilObs is the number of valid readings FieldSoil needs.
 const MinFieldSoilObs = 30
 
+// FieldSoilMaxMisfit is the largest SoilFit.Misfit FieldSoil keeps:
+// 1.25 × the median misfit that reflectance noise of 0.006 per band alone
+// gives (0.6745 · 0.006 / 2). Above it the readings are not mixtures of the
+// reference green and straw and a soil of the template's family, so the
+// SWIR1 factor that least misfits them is not the soil's: in the harder
+// harness (issue 17) the fits it accepted before moved dark clayey soils'
+// NDTI up, away from their truth.
+const FieldSoilMaxMisfit = 0.0025
+
 // FieldSoil is the one talhão soil calibration of manejo, which tillage
 // and coverage both read their readings with: FitSoil of the reference
 // green, straw and soil on rs (a talhão's readings with little green
 // canopy), kept only when it uses at least MinFieldSoilObs readings and
-// its SWIR1 factor is not on the edge of its grid (AtEdge: the readings
-// are not mixtures of the template family — another soil class, wet
-// dates —, so the reference soil is the safer reading).
+// its SWIR1 factor is not on the edge of its grid (AtEdge) and its Misfit
+// is at most FieldSoilMaxMisfit (the readings are mixtures of the template
+// family to within reading noise). Otherwise the readings are not such
+// mixtures — another soil class, another straw, wet dates — and the
+// reference soil is the safer reading.
 func FieldSoil(rs []Spectrum) (SoilFit, bool) {
 	f, ok := FitSoil(GreenSpectrum, StrawSpectrum, SoilSpectrum, rs, MinFieldSoilObs)
-	if !ok || f.AtEdge() {
+	if !ok || f.AtEdge() || f.Misfit > FieldSoilMaxMisfit {
 		return SoilFit{}, false
 	}
 	return f, true

@@ -137,6 +137,9 @@ func harnessParams(cells []Cell, p Params) Params {
 		q = Calibrate(cells, p)
 	}
 	q.tune.mdOff = q.tune.mdOff || *noMedian
+	if oracleSoil != nil && oracleSc != nil {
+		q.Soil = oracleSoil(oracleSc, q.Soil)
+	}
 	return q
 }
 
