@@ -140,6 +140,7 @@ type Writer[T Row] struct {
 	cmp  func(a, b T) int
 	last *T
 	n    int64
+	rg   int64         // rows per row group
 	geo  *geoCollector // cells only
 	err  error
 }
@@ -156,7 +157,7 @@ func NewWriter[T Row](w io.Writer, o Options) *Writer[T] {
 	if rg <= 0 {
 		rg = ds.RowGroupRows
 	}
-	wr := &Writer[T]{ds: ds, cmp: compareFunc[T]()}
+	wr := &Writer[T]{ds: ds, cmp: compareFunc[T](), rg: rg}
 	wr.pw = parquet.NewGenericWriter[T](w,
 		&parquet.WriterConfig{CreatedBy: o.CreatedBy()},
 		parquet.Compression(zstdCodec),

@@ -529,22 +529,39 @@ func movePayload(ctx context.Context, src, dst string) error {
 	return storage.WriteFile(ctx, dst, b)
 }
 
+// mergeBatches writes the rows of the nb staging files of a dataset to out,
+// in batch order, through export.Writer.Copy: a chunk of rows in memory at
+// a time, not a batch's rows. A local staging file is read in place; a
+// remote one is fetched whole (one batch's compressed file).
 func mergeBatches[T export.Row](ctx context.Context, s *stage, nb int, name string, out io.Writer, o export.Options) error {
 	w := export.NewWriter[T](out, o)
 	for b := 0; b < nb; b++ {
-		raw, err := storage.ReadFile(ctx, storage.Join(s.stagingDir(b), name+".parquet"))
-		if err != nil {
-			return err
-		}
-		rows, err := export.Read[T](bytes.NewReader(raw), int64(len(raw)))
-		if err != nil {
+		loc := storage.Join(s.stagingDir(b), name+".parquet")
+		if err := copyBatch(ctx, w, loc); err != nil {
 			return fmt.Errorf("batch %d: %w", b, err)
-		}
-		if err := w.Write(rows); err != nil {
-			return err
 		}
 	}
 	return w.Close()
+}
+
+func copyBatch[T export.Row](ctx context.Context, w *export.Writer[T], loc string) error {
+	if storage.KindOf(loc) == storage.Local {
+		f, err := os.Open(loc)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		return w.Copy(f, st.Size())
+	}
+	raw, err := storage.ReadFile(ctx, loc)
+	if err != nil {
+		return err
+	}
+	return w.Copy(bytes.NewReader(raw), int64(len(raw)))
 }
 
 // cleanup removes the staging files of a published shard. Failures to
