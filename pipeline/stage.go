@@ -194,6 +194,10 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 		grids = nil
 	}
 	sum.Timings["series"] = time.Since(t0).Seconds()
+	// The scenes are closed: GDAL's decoded blocks are freed but stay
+	// resident in the C heap unless handed back, under the analysis's Go
+	// heap (issue 15 memory).
+	storage.ReleaseMemory()
 	sum.addSeriesStats(st)
 	grids = dropRefused(grids, st.Refused, &sum)
 	grids = dropIncomplete(grids, st.Incomplete, &sum)

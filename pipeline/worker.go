@@ -578,6 +578,10 @@ func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int
 			sum.Resumed++
 		}
 		r.payloads = append(r.payloads, res.Payloads)
+		// The batch's rows are garbage: hand its heap back before the next
+		// batch reads scenes, so a run of many batches peaks like a run of
+		// one (issue 15 memory).
+		storage.ReleaseMemory()
 		m.merge(res)
 		tr := r.tr
 		tr.p.Phase = "batch"
