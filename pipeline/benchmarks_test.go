@@ -30,23 +30,7 @@ var benchArchive = synth.Options{
 // and keeps it in the temporary folder for later runs.
 func benchDir(b *testing.B) string {
 	b.Helper()
-	o := benchArchive
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d-r%d-%s-%s",
-		o.Seed, o.Fields, o.SceneSizePx, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102")))
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
-	o.Out = dir
-	start := time.Now()
-	if _, err := synth.Generate(context.Background(), o); err != nil {
-		b.Fatalf("benchmark archive: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("benchmark archive built in %s: %s", time.Since(start).Round(time.Second), dir)
-	return dir
+	return benchArchiveDir(b, benchArchive)
 }
 
 // subset writes the first n talhões of the archive to their own file.

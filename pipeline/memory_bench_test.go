@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/sim/synth"
+)
+
+// memArchive is the archive of issue 15's memory target: one synthetic
+// Sentinel-2 tile of 30 × 30 km (3,000 px of 10 m) holding 600 talhões,
+// an acquisition every 30 days from 2025-09-01 to 2026-06-30 (11 scenes):
+// `manejo synth --seed 7 --fields 600 --size 3000 --revisit 30 --start
+// 2025-09-01 --end 2026-06-30`.
+var memArchive = synth.Options{
+	Seed: 7, Fields: 600, SceneSizePx: 3000, RevisitDays: 30,
+	Start: time.Date(2025, 9, 1, 0, 0, 0, 0, time.UTC),
+	End:   time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC),
+}
+
+// BenchmarkPeakRSS runs `manejo run` with its default flags (--batch-size
+// 64, --workers = cores, GDAL's default block cache) in a child process on
+// the first 60 and on all 600 talhões of memArchive, three times each,
+// alternating, and reports each size's peak resident memory (the child's
+// getrusage ru_maxrss), least and most of the three, and the ratio 600/60
+// of the most and of the least. Issue 15 asks 600/60 ≤ 1.2: memory set by
+// the batch, not by the portfolio. Each run must end with every talhão.
+func BenchmarkPeakRSS(b *testing.B) {
+	dir := benchArchiveDir(b, memArchive)
+	bin := manejoBinary(b)
+	fields := map[int]string{60: subset(b, dir, 60), 600: subset(b, dir, 600)}
+	lo, hi := map[int]float64{}, map[int]float64{}
+	b.ResetTimer()
+	for range b.N {
+		for round := range 3 {
+			for _, n := range []int{60, 600} {
+				mb := peakRSS(b, bin, dir, fields[n], n)
+				b.Logf("round %d, %d talhões: peak RSS %.0f MB", round+1, n, mb)
+				if lo[n] == 0 || mb < lo[n] {
+					lo[n] = mb
+				}
+				hi[n] = max(hi[n], mb)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(lo[60], "rss60_min_MB")
+	b.ReportMetric(hi[60], "rss60_max_MB")
+	b.ReportMetric(lo[600], "rss600_min_MB")
+	b.ReportMetric(hi[600], "rss600_max_MB")
+	b.ReportMetric(lo[600]/lo[60], "ratio600/60_min")
+	b.ReportMetric(hi[600]/hi[60], "ratio600/60_max")
+}
+
+// peakRSS runs manejo on the talhões file fields (n of them) with default
+// flags and returns the child's peak resident memory in MB.
+func peakRSS(b *testing.B, bin, dir, fields string, n int) float64 {
+	b.Helper()
+	out := b.TempDir()
+	args := []string{"run", "--fields", fields,
+		"--catalog", filepath.Join(dir, "catalog.json"), "--dem", filepath.Join(dir, "dem.tif"),
+		"--sowing", filepath.Join(dir, "sowing.csv"), "--season", "2026/2027", "--as-of", "2026-08-01",
+		"--satellite-codes", "sentinel-2-l2a=S01,dem=S09", "--quiet", "--out", out}
+	cmd := exec.Command(bin, args...)
+	logs, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 0 && code != 3 {
+		b.Fatalf("manejo run on %d talhões: exit %d (%v)\n%s", n, code, err, logs)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		b.Skip("no rusage of the child on this system")
+	}
+	m, err := readManifest(context.Background(), filepath.Join(out, "run.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if m.Status.Total != n {
+		b.Fatalf("run.json counts %d talhões, want %d", m.Status.Total, n)
+	}
+	os.RemoveAll(out)
+	return float64(ru.Maxrss) / 1024 // KiB on Linux
+}
+
+// benchArchiveDir builds the synthetic archive o once per machine and keeps it
+// in the temporary folder for later runs.
+func benchArchiveDir(b *testing.B, o synth.Options) string {
+	b.Helper()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d-r%d-%s-%s",
+		o.Seed, o.Fields, o.SceneSizePx, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102")))
+	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+		return dir
+	}
+	os.RemoveAll(dir)
+	o.Out = dir
+	start := time.Now()
+	if _, err := synth.Generate(context.Background(), o); err != nil {
+		b.Fatalf("benchmark archive: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("benchmark archive built in %s: %s", time.Since(start).Round(time.Second), dir)
+	return dir
+}
