@@ -10,19 +10,24 @@ static void *touched(size_t n) { void *p = malloc(n); if (p) memset(p, 1, n); re
 import "C"
 
 import (
+	"runtime"
 	"runtime/debug"
 	"unsafe"
 )
 
 // ReleaseMemory hands the memory the process holds but no longer uses back
 // to the operating system: the Go heap's free pages (debug.FreeOSMemory,
-// after a collection) and the free pages of the C heap, where GDAL decoded
+// after two collections) and the free pages of the C heap, where GDAL decoded
 // the blocks of the scenes just read (glibc's malloc_trim). A run calls it
 // between a batch's stages, so that the next stage does not stack its
 // memory on what the previous one left resident (docs/performance.md,
-// "Memory"). It costs a full collection: call it between batches, not in
+// "Memory"). It costs two full collections: call it between batches, not in
 // loops.
 func ReleaseMemory() {
+	// Objects in a sync.Pool (the Parquet writers' 8 MiB zstd encoders)
+	// survive one collection in its victim cache: the second drops them,
+	// so the next batch's heap goal is not raised by idle encoders.
+	runtime.GC()
 	debug.FreeOSMemory()
 	C.malloc_trim(0)
 }
