@@ -31,7 +31,7 @@ RUN apt-get update \
 COPY --from=build /out/manejo /usr/local/bin/manejo
 USER 10001:10001
 WORKDIR /home/manejo
-# GDAL: keep its raster block cache modest; manejo's batches bound the rest.
-ENV GDAL_CACHEMAX=256
+# GDAL's block cache is sized by manejo (8 MB per scene read at once from
+# local files, GDAL's default for object stores); GDAL_CACHEMAX overrides it.
 ENTRYPOINT ["manejo"]
 CMD ["help"]

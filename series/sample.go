@@ -324,18 +324,27 @@ func (o Options) maxCellScenes() int {
 	return o.MaxCellScenes
 }
 
-// workers is the number of scenes read at once: IOConcurrency when any
-// asset of jobs is remote, Workers otherwise.
-func (o Options) workers(jobs []*sceneJob, allow []hrefRule) int {
+// remote says whether any asset of jobs is read through GDAL's network
+// file systems.
+func remote(jobs []*sceneJob, allow []hrefRule) bool {
 	for _, j := range jobs {
 		for _, a := range j.item.Assets {
 			if p, err := gdalPath(a.Href, allow); err == nil && strings.HasPrefix(p, "/vsi") {
-				if o.IOConcurrency > 0 {
-					return o.IOConcurrency
-				}
-				return DefaultIOConcurrency
+				return true
 			}
 		}
+	}
+	return false
+}
+
+// workers is the number of scenes read at once: IOConcurrency when any
+// asset of jobs is remote, Workers otherwise.
+func (o Options) workers(jobs []*sceneJob, allow []hrefRule) int {
+	if remote(jobs, allow) {
+		if o.IOConcurrency > 0 {
+			return o.IOConcurrency
+		}
+		return DefaultIOConcurrency
 	}
 	if o.Workers > 0 {
 		return o.Workers
@@ -455,6 +464,15 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 		profiles[k] = p
 	}
 	workers := o.workers(jobs, allow)
+	// Local reads decode each block once: GDAL's cache need only hold a
+	// few blocks per scene in flight. Remote bands are read in one window
+	// of several blocks, copied a line at a time from the cache, so there
+	// GDAL's default stays (docs/performance.md).
+	if remote(jobs, allow) {
+		storage.SizeBlockCache(0)
+	} else {
+		storage.SizeBlockCache(int64(workers) * storage.BlockCachePerScene)
+	}
 	cfg := append(append([]string{}, cloudConfig...), o.GDALConfig...)
 	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
 	free := make(chan *reader, workers)
