@@ -338,9 +338,9 @@ func remote(jobs []*sceneJob, allow []hrefRule) bool {
 }
 
 // workers is the number of scenes read at once: IOConcurrency when any
-// asset of jobs is remote, Workers otherwise.
-func (o Options) workers(jobs []*sceneJob, allow []hrefRule) int {
-	if remote(jobs, allow) {
+// asset is remote, Workers otherwise.
+func (o Options) workers(remote bool) int {
+	if remote {
 		if o.IOConcurrency > 0 {
 			return o.IOConcurrency
 		}
@@ -463,12 +463,13 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	for k, p := range o.Profiles {
 		profiles[k] = p
 	}
-	workers := o.workers(jobs, allow)
+	rem := remote(jobs, allow)
+	workers := o.workers(rem)
 	// Local reads decode each block once: GDAL's cache need only hold a
 	// few blocks per scene in flight. Remote bands are read in one window
 	// of several blocks, copied a line at a time from the cache, so there
 	// GDAL's default stays (docs/performance.md).
-	if remote(jobs, allow) {
+	if rem {
 		storage.SizeBlockCache(0)
 	} else {
 		storage.SizeBlockCache(int64(workers) * storage.BlockCachePerScene)
