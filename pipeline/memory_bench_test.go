@@ -6,12 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/synth"
 )
 
@@ -80,7 +79,7 @@ func peakRSS(b *testing.B, bin, dir, fields string, n int) float64 {
 	}
 	// Go starts children with vfork: a child's ru_maxrss is at least this
 	// process's own peak, so that must stay below the child's.
-	if own := ownPeakKB(b); own >= ru.Maxrss {
+	if own := testkit.ProcStatusKB(b, "VmHWM"); own >= ru.Maxrss {
 		b.Fatalf("the child's peak RSS (%d KiB) is not above this process's own (%d KiB): it would be this process's", ru.Maxrss, own)
 	}
 	m, err := readManifest(context.Background(), filepath.Join(out, "run.json"))
@@ -116,23 +115,6 @@ func memArchiveDir(b *testing.B, bin string) string {
 		b.Fatal(err)
 	}
 	return dir
-}
-
-// ownPeakKB is this process's peak resident memory (VmHWM), in KiB.
-func ownPeakKB(b *testing.B) int64 {
-	b.Helper()
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, l := range strings.Split(string(raw), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
-			n, _ := strconv.ParseInt(f[1], 10, 64)
-			return n
-		}
-	}
-	b.Skip("no VmHWM")
-	return 0
 }
 
 // benchArchiveDir builds the synthetic archive o once per machine and keeps it

@@ -1,33 +1,16 @@
 package storage
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"testing"
-)
 
-// rssKB is the process's resident memory (VmRSS), in KiB.
-func rssKB(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	t.Skip("no VmRSS")
-	return 0
-}
+	"github.com/manejo/manejo/internal/testkit"
+)
 
 // TestReleaseMemory: 64 MiB of freed Go memory and 32 MiB of freed C memory
 // in 64 KiB blocks (under glibc's mmap threshold, as GDAL's decoded blocks
 // mostly are) stay resident until ReleaseMemory, which gives most back.
 func TestReleaseMemory(t *testing.T) {
+	rssKB := func(t *testing.T) int64 { return testkit.ProcStatusKB(t, "VmRSS") }
 	ReleaseMemory()
 	base := rssKB(t)
 	keep := make([][]byte, 0, 64)
