@@ -89,6 +89,10 @@ type Scenario struct {
 	residue                []string
 	residueAge             []int
 	canopyGreen, canopyDry []Reflectance
+
+	// share is, per day, the share of the ground residue's own spectrum
+	// in a Twin (the rest is soil); nil otherwise.
+	share []float64
 }
 
 func (s *Scenario) index(d time.Time) int {
@@ -119,6 +123,12 @@ func (s *Scenario) GroundStraw(d time.Time) float64 {
 func (s *Scenario) Reflectance(d time.Time) Reflectance {
 	if s.world != nil {
 		return s.variedReflectance(d)
+	}
+	if s.share != nil {
+		i := max(0, min(s.index(d), len(s.green)-1))
+		g, dr := s.green[i], s.dry[i]
+		out := GreenEndmember.scale(g).add(StrawEndmember.scale(dr))
+		return s.addGround(out, i, 1-g-dr, StrawEndmember, [3]float64{}, [3]float64{}, 0)
 	}
 	g, st, so := s.Fractions(d)
 	return GreenEndmember.scale(g).add(StrawEndmember.scale(st)).add(s.Soil.scale(so))

@@ -147,23 +147,19 @@ func (w *world) agedStraw(crop string, age float64) Reflectance {
 func (s *Scenario) variedReflectance(d time.Time) Reflectance {
 	w := s.world
 	i := max(0, min(s.index(d), len(s.green)-1))
-	g, dr, st := s.green[i], s.dry[i], s.straw[i]
+	g, dr := s.green[i], s.dry[i]
 	ground := 1 - g - dr
 	wet := w.wet[i]
 	out := s.canopyGreen[i].scale(g)
 	out = out.add(wetten(s.canopyDry[i], w.wetStraw, wet).scale(dr))
-	out = out.add(wetten(w.agedStraw(s.residue[i], float64(s.residueAge[i])), w.wetStraw, wet).scale(ground * st))
-	return out.add(wetten(s.Soil, w.wetSoil, wet).scale(ground * (1 - st)))
+	return s.addGround(out, i, ground, w.agedStraw(s.residue[i], float64(s.residueAge[i])), w.wetStraw, w.wetSoil, wet)
 }
 
 // GroundStrawNDTI returns the NDTI of the dry ground-straw spectrum on day d
-// (its residue type and age; the reference straw's in the reference world).
+// (its residue type and age; the reference straw's in the reference world;
+// blended with soil in a Twin).
 func (s *Scenario) GroundStrawNDTI(d time.Time) float64 {
-	if s.world == nil {
-		return StrawEndmember.NDTI()
-	}
-	i := max(0, min(s.index(d), len(s.green)-1))
-	return s.world.agedStraw(s.residue[i], float64(s.residueAge[i])).NDTI()
+	return s.GroundStrawSpectrum(d).NDTI()
 }
 
 // SoilKind names the field's soil (SoilRedOxisol in the reference world).
@@ -184,13 +180,14 @@ func (s *Scenario) Wetness(d time.Time) float64 {
 }
 
 // GroundStrawSpectrum returns the dry ground-straw spectrum on day d (its
-// residue type and age; StrawEndmember in the reference world).
+// residue type and age; StrawEndmember in the reference world; blended
+// with soil in a Twin).
 func (s *Scenario) GroundStrawSpectrum(d time.Time) Reflectance {
-	if s.world == nil {
-		return StrawEndmember
-	}
 	i := max(0, min(s.index(d), len(s.green)-1))
-	return s.world.agedStraw(s.residue[i], float64(s.residueAge[i]))
+	if s.world == nil {
+		return s.twinStraw(i, StrawEndmember)
+	}
+	return s.twinStraw(i, s.world.agedStraw(s.residue[i], float64(s.residueAge[i])))
 }
 
 // rained reports whether a wetting rain fell on day d (varied world only):
