@@ -46,6 +46,13 @@ type hardResult struct {
 // runHarder simulates n talhões of nCells cells in the given world and
 // assesses C for 2026/2027 with detected sowing.
 func runHarder(n, nCells int, seed uint64, spectra pheno.Spectra) hardResult {
+	return runHarderTruth(n, nCells, seed, spectra, nil)
+}
+
+// runHarderTruth is runHarder with the truth of each talhão read from
+// truth(its scenario) when truth is not nil (the same readings and
+// estimates: see TestTwinBound).
+func runHarderTruth(n, nCells int, seed uint64, spectra pheno.Spectra, truth func(*pheno.Scenario) *pheno.Scenario) hardResult {
 	rng := rand.New(rand.NewPCG(seed, 2027))
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	var r hardResult
@@ -56,6 +63,9 @@ func runHarder(n, nCells int, seed uint64, spectra pheno.Spectra) hardResult {
 		}
 		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: nCells, crop: crop, cloudScale: 1, spectra: spectra})
 		got := Assess(f.cells, contract, nil, zarc.Crop(crop), hardParams())
+		if truth != nil {
+			f.sc = truth(f.sc)
+		}
 		tsum := 0.0
 		for i, s := range contract.Assessed() {
 			sow, ok := f.trueSowing(s)
