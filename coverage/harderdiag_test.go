@@ -1,12 +1,14 @@
 package coverage
 
 import (
+	"flag"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/manejo/manejo/sim/pheno"
 	"github.com/manejo/manejo/spectral"
+	"github.com/manejo/manejo/zarc"
 )
 
 // TestHarderDiagnostics splits the harder world's straw-cover error by
@@ -14,22 +16,24 @@ import (
 // dry straw and soil spectra (an oracle ceiling: what is left is wetness,
 // clouds, noise and the window design), the true soil only, the true straw
 // only, and nothing (the default calibration). True sowing dates.
+var diagN = flag.Int("diagn", 60, "TestHarderDiagnostics: talhões")
+
 func TestHarderDiagnostics(t *testing.T) {
 	if !*covdiag {
 		t.Skip("diagnostics: run with -covdiag")
 	}
 	rng := rand.New(rand.NewPCG(*hardTuneSeed, 2027))
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
-	type acc struct{ abs, bias, n float64 }
+	type acc struct{ abs, bias, n, cN, cAgree float64 }
 	res := map[string]*acc{}
-	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true soil, reference straw", "true straw, soil fit", "true straw NDTI (reference shape), soil fit", "true straw NDTI (reference shape), true soil", "true straw, true soil NDTI (reference shape)", "true NDTIs, template brightness", "true NDTIs and brightness"}
+	names := []string{"default calibration", "true straw and soil", "true straw and soil, wet dates skipped", "true straw and soil, truly wet dates skipped", "true soil, reference straw", "true straw, soil fit", "true straw NDTI (reference shape), soil fit", "true straw NDTI (reference shape), true soil", "true straw, true soil NDTI (reference shape)", "true NDTIs, template brightness", "true NDTIs and brightness"}
 	for _, n := range names {
 		res[n] = &acc{}
 	}
 	spec := func(r pheno.Reflectance) spectral.Endmember {
 		return spectral.Spectrum{Red: r.Red, NIR: r.NIR, SWIR1: r.SWIR1, SWIR2: r.SWIR2}.Endmember()
 	}
-	for k := 0; k < 60; k++ {
+	for k := 0; k < *diagN; k++ {
 		crop := pheno.Soja
 		if rng.Float64() < 0.2 {
 			crop = pheno.Milho
@@ -41,6 +45,7 @@ func TestHarderDiagnostics(t *testing.T) {
 			declared[s.Label] = Declared{Season: s.Label, Date: sow}
 		}
 		for _, n := range names {
+			est, truth, read := 0.0, 0.0, 0
 			for i, s := range contract.Assessed() {
 				sow, _ := f.trueSowing(s)
 				var p Params
@@ -51,6 +56,14 @@ func TestHarderDiagnostics(t *testing.T) {
 					p = Params{Soil: spec(f.sc.Soil), Straw: spec(f.sc.GroundStrawSpectrum(sow))}
 					d, _, _, sw := dateMedians(f.cells)
 					p.skip = wetDates(d, sw)
+				case "true straw and soil, truly wet dates skipped":
+					p = Params{Soil: spec(f.sc.Soil), Straw: spec(f.sc.GroundStrawSpectrum(sow))}
+					p.skip = map[timeT]bool{}
+					for _, o := range f.cells[0] {
+						if f.sc.Wetness(o.Date) > 0.05 {
+							p.skip[o.Date] = true
+						}
+					}
 				case "true soil, reference straw":
 					p = Params{Soil: spec(f.sc.Soil)}
 				case "true straw, soil fit":
@@ -74,16 +87,24 @@ func TestHarderDiagnostics(t *testing.T) {
 				if !sc.OK {
 					continue
 				}
-				e := sc.CoverPct - f.sc.StrawPct(sow.AddDate(0, 0, -30), sow)
+				tr := f.sc.StrawPct(sow.AddDate(0, 0, -30), sow)
+				e := sc.CoverPct - tr
 				res[n].abs += math.Abs(e)
 				res[n].bias += e
 				res[n].n++
+				est, truth, read = est+sc.CoverPct, truth+tr, read+1
+			}
+			if read == 3 {
+				res[n].cN++
+				if zarc.CLevel(est/3) == zarc.CLevel(truth/3) {
+					res[n].cAgree++
+				}
 			}
 		}
 	}
 	for _, n := range names {
 		a := res[n]
-		t.Logf("%-40s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp", n, a.n, a.abs/a.n, a.bias/a.n)
+		t.Logf("%-40s seasons %4.0f  MAE %5.2f pp  bias %+5.2f pp  C level agreement %5.1f %% (%.0f talhões)", n, a.n, a.abs/a.n, a.bias/a.n, 100*a.cAgree/a.cN, a.cN)
 	}
 }
 
