@@ -27,7 +27,7 @@ import (
 var (
 	twinBetas = flag.String("twinbetas", "0.25,0.5,0.75", "TestTwinBound: the twins of each talhão, by how much more slowly their straw decays (pheno.Scenario.Twin beta)")
 	twinShare = flag.Float64("twinshare", 0.5, "TestTwinBound: the least share of the twins' residue that is the field's own residue (pheno.Scenario.Twin minShare)")
-	twinN     = flag.Int("twinn", 200, "TestTwinBound: talhões of the harder world (the reference world gets a quarter)")
+	twinN     = flag.Int("twinn", 24, "TestTwinBound: talhões of the harder world (the reference world gets a quarter, at least 12); the figures of docs/coverage.md are -twinn 200")
 )
 
 // twinBound is what a talhão population and its twins allow any
