@@ -40,10 +40,14 @@ func ExampleAssess() {
 	// C = 70 %, level 3
 }
 
-// A reading of 10 % green weeds over 45 % straw and 45 % soil: the
-// unmixing recovers the straw share; the NDTI alone, mapped between bare
-// soil and full straw, reads more straw than there is, because green
-// canopy has the highest NDTI.
+// A reading of 10 % green weeds over 45 % straw and 45 % soil: the NDTI
+// alone, mapped between bare soil and full straw, reads far more straw
+// than there is, because green canopy has the highest NDTI. The unmixing
+// takes most of that out; it reads only the green above its dry line (an
+// NDVI just above the straw's, so that dry residues and soils brighter in
+// NDVI than the reference are not read as green), so weeds over straw and
+// soil darker in NDVI than that line read as less green and a little more
+// straw than mixed (docs/coverage.md).
 func ExampleParams_Fractions() {
 	var p coverage.Params
 	ndvi, ndti := p.Mix(0.10, 0.45, 0.45)
@@ -52,6 +56,6 @@ func ExampleParams_Fractions() {
 	bare, straw := 0.055, 0.246 // the NDTI estimators' BareNDTI and StrawNDTI
 	fmt.Printf("NDTI mapped linearly: %.0f %% straw\n", 100*(ndti-bare)/(straw-bare))
 	// Output:
-	// NDVI 0.265 NDTI 0.161 → green 0.10 straw 0.45 soil 0.45
+	// NDVI 0.265 NDTI 0.161 → green 0.05 straw 0.51 soil 0.44
 	// NDTI mapped linearly: 56 % straw
 }

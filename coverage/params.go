@@ -82,8 +82,10 @@ type Params struct {
 	// seeder left, read around the emerging canopy; never counted as the
 	// window's readings); default 30, negative = none.
 	SowAnchorDays int
-	// HazeGreen: a reading whose green fraction is below −HazeGreen is
-	// taken as unflagged haze (haze flattens the spectrum and lowers NDVI
+	// HazeGreen: a reading whose green fraction, unmixed with the
+	// endmembers' own NDVIs (spectral.New; the dry line of the straw cover
+	// never gives a negative green), is below −HazeGreen is taken as
+	// unflagged haze (haze flattens the spectrum and lowers NDVI
 	// below the soil–straw line; unmixed, it would read as extra straw,
 	// since green canopy has the highest NDTI) and dropped; default 0.08,
 	// about twice the green-fraction noise of a Sentinel-2 reading.
@@ -326,8 +328,8 @@ func (p Params) Validate() error {
 		return bad("Outside %v and HazeGreen %v must be ≥ 0", p.Outside, p.HazeGreen)
 	}
 	if p.Estimator == EstimatorUnmix {
-		if _, ok := spectral.New(p.Green, p.Straw, p.Soil); !ok {
-			return bad("Green %+v, Straw %+v, Soil %+v: endmembers need finite indices, positive VNIR and SWIR, and must not be collinear in (NDVI, NDTI)", p.Green, p.Straw, p.Soil)
+		if _, ok := newUnmixer(p); !ok {
+			return bad("Green %+v, Straw %+v, Soil %+v: endmembers need finite indices, positive VNIR and SWIR, and must not be collinear in (NDVI, NDTI), nor straw and soil share their NDTI", p.Green, p.Straw, p.Soil)
 		}
 	}
 	for c, v := range p.LagDays {

@@ -187,14 +187,27 @@ func TestCellCoverWindowAndFilter(t *testing.T) {
 	}
 }
 
+// onDryLine returns p with its straw and soil moved to the NDVI of its dry
+// line (spectral.NewDry), where green mixed over them unmixes exactly.
+func onDryLine(p Params) Params {
+	p = p.withDefaults()
+	u, _ := spectral.NewDry(p.Green, p.Straw, p.Soil)
+	p.Straw.NDVI, p.Soil.NDVI = u.DryNDVI(), u.DryNDVI()
+	return p
+}
+
 // TestCellCoverUnmix checks the default estimator on exact mixtures of
 // the endmembers: each reading is unmixed into green, straw and soil, and
 // the straw fraction is averaged over the window's days.
 func TestCellCoverUnmix(t *testing.T) {
 	sow := day("2024-10-31")
 	var p Params
+	// Mixtures with green are mixed with straw and soil on the dry line
+	// (onDryLine), where they unmix exactly; see the weeds over the
+	// reference straw and soil below.
+	dry := onDryLine(p)
 	at := func(daysBefore int, g, s float64) Obs {
-		v, n := p.Mix(g, s, 1-g-s)
+		v, n := dry.Mix(g, s, 1-g-s)
 		return Obs{Date: sow.AddDate(0, 0, -daysBefore), NDVI: v, NDTI: n}
 	}
 	weedy := at(10, 0.1, 0.45) // 10 % green weeds over 45 % straw, 45 % soil
@@ -251,26 +264,52 @@ func TestCellCoverUnmix(t *testing.T) {
 			}
 		})
 	}
-	// The NDTI median reads the weedy pixel as more straw than there is:
-	// green canopy has a high NDTI (≈ 0.37).
-	if med, _, _ := CellCover([]Obs{weedy}, sow, Params{Estimator: "median"}); !(med > 45+5) {
+	// The NDTI median reads a weedy pixel (10 % green over the reference
+	// straw and soil) as more straw than there is: green canopy has a high
+	// NDTI (≈ 0.37). The unmixing reads less green than there is, since
+	// that straw and soil are darker in NDVI than the dry line, so more
+	// straw than the truth too, but less than the median does.
+	v, n := p.Mix(0.1, 0.45, 0.45)
+	ref := Obs{Date: weedy.Date, NDVI: v, NDTI: n}
+	med, _, _ := CellCover([]Obs{ref}, sow, Params{Estimator: "median"})
+	if !(med > 45+5) {
 		t.Errorf("median NDTI of the weedy reading = %.1f %%, expected the green bias (> 50 %%)", med)
+	}
+	if pct, _, _ := CellCover([]Obs{ref}, sow, p); !(pct > 45 && pct < med) {
+		t.Errorf("weeds over the reference straw and soil read %.1f %%, want between the truth 45 %% and the NDTI median's %.1f %%", pct, med)
 	}
 	// BareNDTI and StrawNDTI, when set, are the unmixing's soil and straw NDTI.
 	q := Params{BareNDTI: 0.02, StrawNDTI: 0.18}
-	v, n := q.Mix(0, 0.25, 0.75)
+	v, n = q.Mix(0, 0.25, 0.75)
 	if pct, _, _ := CellCover([]Obs{{Date: sow.AddDate(0, 0, -3), NDVI: v, NDTI: n}}, sow, q); !testkit.Near(pct, 25, 1e-6) {
 		t.Errorf("custom endmembers: %.3f %%, want 25", pct)
 	}
 }
 
+// Fractions inverts Mix exactly for the pure endmembers and any straw/soil
+// mixture; with green over them it reads through the dry line
+// (spectral.NewDry), whose NDVI sits above the reference straw and soil,
+// so green reads lower and straw higher than mixed (the dry line's price,
+// docs/coverage.md), and exactly when straw and soil lie on the dry line.
 func TestFractionsRoundTrip(t *testing.T) {
 	var p Params
-	for _, f := range [][3]float64{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0.2, 0.5, 0.3}, {0.05, 0.9, 0.05}} {
+	for _, f := range [][3]float64{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0, 0.5, 0.5}, {0, 0.9, 0.1}} {
 		v, n := p.Mix(f[0], f[1], f[2])
 		g, s, b := p.Fractions(v, n)
 		if !testkit.Near(g, f[0], 1e-9) || !testkit.Near(s, f[1], 1e-9) || !testkit.Near(b, f[2], 1e-9) {
 			t.Errorf("Fractions(Mix(%v)) = %.4f %.4f %.4f", f, g, s, b)
+		}
+	}
+	dry := onDryLine(p)
+	for _, f := range [][3]float64{{0.2, 0.5, 0.3}, {0.05, 0.9, 0.05}} {
+		v, n := dry.Mix(f[0], f[1], f[2])
+		g, s, b := p.Fractions(v, n)
+		if !testkit.Near(g, f[0], 1e-9) || !testkit.Near(s, f[1], 1e-9) || !testkit.Near(b, f[2], 1e-9) {
+			t.Errorf("Fractions(Mix(%v) on the dry line) = %.4f %.4f %.4f", f, g, s, b)
+		}
+		v, n = p.Mix(f[0], f[1], f[2])
+		if g, s, _ := p.Fractions(v, n); !(g < f[0] && s > f[1]) {
+			t.Errorf("Fractions(Mix(%v)) = green %.4f straw %.4f: want less green and more straw than mixed", f, g, s)
 		}
 	}
 	if g, _, _ := p.Fractions(nan, 0.1); !math.IsNaN(g) {

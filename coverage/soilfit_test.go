@@ -9,18 +9,18 @@ import (
 )
 
 // soilField returns nCells cells read every 5 days over three agricultural
-// years, every reading 5 % green, 40 % straw and 55 % of a soil darker
+// years, every reading 40 % straw and 60 % of a soil darker
 // (×0.93) and with more SWIR1 (×1.03, NDTI 0.066 against the default
 // 0.053) than spectral.SoilSpectrum; with or without the reflectances.
 func soilField(withBands bool) [][]Obs {
 	d := spectral.SoilSpectrum
 	soil := spectral.Spectrum{Red: d.Red * 0.93, NIR: d.NIR * 0.93, SWIR1: d.SWIR1 * 0.93 * 1.03, SWIR2: d.SWIR2 * 0.93}
-	g, s := spectral.GreenSpectrum, spectral.StrawSpectrum
+	s := spectral.StrawSpectrum
 	r := spectral.Spectrum{
-		Red:   0.05*g.Red + 0.4*s.Red + 0.55*soil.Red,
-		NIR:   0.05*g.NIR + 0.4*s.NIR + 0.55*soil.NIR,
-		SWIR1: 0.05*g.SWIR1 + 0.4*s.SWIR1 + 0.55*soil.SWIR1,
-		SWIR2: 0.05*g.SWIR2 + 0.4*s.SWIR2 + 0.55*soil.SWIR2,
+		Red:   0.4*s.Red + 0.6*soil.Red,
+		NIR:   0.4*s.NIR + 0.6*soil.NIR,
+		SWIR1: 0.4*s.SWIR1 + 0.6*soil.SWIR1,
+		SWIR2: 0.4*s.SWIR2 + 0.6*soil.SWIR2,
 	}
 	e := r.Endmember()
 	var cell []Obs

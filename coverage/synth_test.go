@@ -96,3 +96,7 @@ func init() {
 		return err
 	})
 }
+
+func init() {
+	flag.BoolVar(&plainUnmix, "plainunmix", false, "unmix with spectral.New, not NewDry (the estimator before the dry line)")
+}

@@ -84,6 +84,21 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	return p, cal
 }
 
+// plainUnmix (tests only: -plainunmix) unmixes with spectral.New, the
+// estimator before the dry line, for before/after figures.
+var plainUnmix bool
+
+// newUnmixer returns the unmixer of p's endmembers every reading of
+// coverage is split with: spectral.NewDry, so that NDVI variation among dry
+// surfaces (residue type and age, soil) is not read as green canopy
+// (docs/coverage.md). False when they cannot be unmixed.
+func newUnmixer(p Params) (spectral.Unmixer, bool) {
+	if plainUnmix {
+		return spectral.New(p.Green, p.Straw, p.Soil)
+	}
+	return spectral.NewDry(p.Green, p.Straw, p.Soil)
+}
+
 // Fractions is one reading split into green canopy, straw and bare soil
 // (0..1 inside the endmember triangle, summing to 1; not clamped).
 type Fractions struct{ Green, Straw, Soil float64 }
@@ -113,7 +128,7 @@ func UnmixReadings(cells [][]Obs, p Params) [][]Fractions {
 			from := time.Date(y, time.July, 1, 0, 0, 0, 0, time.UTC)
 			q.Straw = cal.straw(from, from.AddDate(0, 0, strawPeriodDays)).Straw.Endmember()
 		}
-		u, ok := spectral.New(q.Green, q.Straw, q.Soil)
+		u, ok := newUnmixer(q)
 		if ok {
 			us[y] = u
 		}
@@ -136,9 +151,10 @@ func UnmixReadings(cells [][]Obs, p Params) [][]Fractions {
 // unmixCover is EstimatorUnmix of cellCover. Each reading with
 // finite NDVI below MaxNDVI dated from AnchorDays before the window to
 // AnchorDays after the sowing is unmixed into green, straw and soil
-// fractions; readings lying more than Outside outside the endmember
-// triangle (water, bad values), or with a green fraction below −HazeGreen
-// (unflagged haze), are dropped. The cell's cover is the mean
+// fractions (newUnmixer: straw and soil on the dry line); readings lying
+// more than Outside outside the endmember triangle (water, bad values), or
+// whose green fraction by the endmembers' own NDVIs (spectral.New) is below
+// −HazeGreen (unflagged haze), are dropped. The cell's cover is the mean
 // over the window's days of the straw fraction interpolated linearly in time
 // between readings (held flat beyond the first and last), so that a tillage
 // or a desiccation inside the window weighs by the days it covers, as in the
@@ -152,7 +168,8 @@ func UnmixReadings(cells [][]Obs, p Params) [][]Fractions {
 // straw that appears only after sowing happened before it, inside the
 // window.
 func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
-	u, ok := spectral.New(p.Green, p.Straw, p.Soil)
+	u, ok := newUnmixer(p)
+	plain, _ := spectral.New(p.Green, p.Straw, p.Soil)
 	if !ok {
 		return math.NaN(), 0, false
 	}
@@ -174,7 +191,7 @@ func unmixCover(obs []Obs, from, sow time.Time, p Params) (float64, int, bool) {
 		if !finite(s) || min(g, s, b) < -p.Outside || max(g, s, b) > 1+p.Outside {
 			continue
 		}
-		if g < -p.HazeGreen {
+		if pg, _, _ := plain.Fractions(o.NDVI, o.NDTI); pg < -p.HazeGreen {
 			continue
 		}
 		day := d.Sub(from).Hours() / 24
@@ -266,7 +283,7 @@ func timeMean(t, vals []float64, w int) float64 {
 // outside it. NaNs for NaN input or collinear endmembers.
 func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 	p = p.withDefaults()
-	u, ok := spectral.New(p.Green, p.Straw, p.Soil)
+	u, ok := newUnmixer(p)
 	if !ok || !finite(ndvi) || !finite(ndti) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
