@@ -153,7 +153,7 @@ func (p Params) Validate() error {
 		return paramError("MinCellFraction", "must be in (0, 1]")
 	}
 	if _, ok := newUnmixer(p); !ok {
-		return paramError("Soil/Straw/Green", "need VNIR, SWIR > 0 and non-collinear (NDVI, NDTI)")
+		return paramError("Soil/Straw/Green", "need VNIR, SWIR > 0, non-collinear (NDVI, NDTI) and straw and soil of different NDTI")
 	}
 	return nil
 }
@@ -187,13 +187,25 @@ type Break struct {
 	PreLevel, PostLevel float64
 }
 
-// newUnmixer returns the unmixer of p's endmembers; false when they cannot
-// be unmixed.
-func newUnmixer(p Params) (spectral.Unmixer, bool) { return spectral.New(p.Green, p.Straw, p.Soil) }
+// newUnmixer returns the unmixer of p's endmembers, spectral.NewDry as in
+// coverage (straw and soil read on one dry line, so that NDVI variation
+// among dry residues and soils is not read as green canopy; docs/tillage.md);
+// false when they cannot be unmixed.
+func newUnmixer(p Params) (spectral.Unmixer, bool) {
+	if plainUnmix {
+		return spectral.New(p.Green, p.Straw, p.Soil)
+	}
+	return spectral.NewDry(p.Green, p.Straw, p.Soil)
+}
+
+// plainUnmix (tests only: -plainunmix) unmixes with spectral.New, the
+// detector before the dry line, for before/after figures.
+var plainUnmix bool
 
 // Fractions unmixes one observation into green-canopy, straw and bare-soil
-// fractions (each 0..1 inside the endmember triangle, summing to 1; values
-// outside 0..1 mean the observation lies outside it). It returns NaNs for
+// fractions with straw and soil on one dry line (newUnmixer; each 0..1
+// inside the endmember triangle, summing to 1; values outside 0..1 mean
+// the observation lies outside it). It returns NaNs for
 // NaN input or collinear endmembers.
 func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 	u, ok := newUnmixer(p)

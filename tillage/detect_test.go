@@ -25,8 +25,10 @@ func series(start time.Time, n int, sd float64, f func(i int) [2]float64) []Obs 
 
 // mix returns the indices of a mixture of the default endmembers, weighting
 // by band brightness as Params.Green/Straw/Soil describe.
-func mix(g, s float64) [2]float64 {
-	p := DefaultParams()
+func mix(g, s float64) [2]float64 { return mixOf(DefaultParams(), g, s) }
+
+// mixOf is mix with p's endmembers.
+func mixOf(p Params, g, s float64) [2]float64 {
 	b := 1 - g - s
 	gr, st, so := p.Green, p.Straw, p.Soil
 	ndvi := (g*gr.VNIR*gr.NDVI + s*st.VNIR*st.NDVI + b*so.VNIR*so.NDVI) / (g*gr.VNIR + s*st.VNIR + b*so.VNIR)
@@ -34,13 +36,29 @@ func mix(g, s float64) [2]float64 {
 	return [2]float64{ndvi, ndti}
 }
 
+// Fractions inverts the mixing exactly for the pure endmembers and any
+// straw/soil mixture, and for green mixed over straw and soil on the dry
+// line (spectral.NewDry); green over the reference straw and soil, darker
+// in NDVI than that line, reads as less green (the dry line's price).
 func TestFractionsRoundTrip(t *testing.T) {
 	p := DefaultParams()
-	for _, tc := range []struct{ g, s float64 }{{0, 0}, {1, 0}, {0, 1}, {0.3, 0.5}, {0.1, 0.1}, {0.6, 0.2}} {
-		m := mix(tc.g, tc.s)
+	u, _ := spectral.NewDry(p.Green, p.Straw, p.Soil)
+	dry := p
+	dry.Straw.NDVI, dry.Soil.NDVI = u.DryNDVI(), u.DryNDVI()
+	for _, tc := range []struct{ g, s float64 }{{0, 0}, {1, 0}, {0, 1}, {0, 0.5}, {0, 0.1}, {0.3, 0.5}, {0.1, 0.1}, {0.6, 0.2}} {
+		m := mixOf(dry, tc.g, tc.s)
+		if tc.g == 0 {
+			m = mix(tc.g, tc.s)
+		}
 		g, s, b := p.Fractions(m[0], m[1])
 		if math.Abs(g-tc.g) > 1e-9 || math.Abs(s-tc.s) > 1e-9 || math.Abs(b-(1-tc.g-tc.s)) > 1e-9 {
 			t.Errorf("Fractions(mix(%.1f, %.1f)) = %.4f %.4f %.4f", tc.g, tc.s, g, s, b)
+		}
+		if tc.g > 0 && tc.g < 1 {
+			m = mix(tc.g, tc.s)
+			if g, _, _ := p.Fractions(m[0], m[1]); !(g < tc.g) {
+				t.Errorf("Fractions(mix(%.1f, %.1f)) over the reference straw and soil: green %.4f, want less than mixed", tc.g, tc.s, g)
+			}
 		}
 	}
 	if g, _, _ := p.Fractions(math.NaN(), 0.1); !math.IsNaN(g) {

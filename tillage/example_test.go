@@ -27,7 +27,7 @@ func ExampleDetectCell() {
 			b.Date.Format(time.DateOnly), b.Before.Format(time.DateOnly), b.After.Format(time.DateOnly), b.PreLevel, b.PostLevel)
 	}
 	// Output:
-	// break 2024-09-10 (between 2024-09-05 and 2024-09-10), soil fraction 0.00 → 1.02
+	// break 2024-09-10 (between 2024-09-05 and 2024-09-10), soil fraction 0.01 → 0.98
 }
 
 // A talhão of four interior cells and two headland cells: the interior is
