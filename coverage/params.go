@@ -101,6 +101,11 @@ type Params struct {
 	// skip holds the talhão's wet dates (calibrate), not read when the
 	// window has another date.
 	skip map[time.Time]bool
+	// templates is set by calibrate when the talhão's readings are
+	// mixtures of the reference green and straw and its fitted soil to
+	// within reading noise (referenceMisfit): their straw–soil NDVI
+	// difference is then the templates', and newUnmixer reads with it.
+	templates bool
 }
 
 // Estimator names how CellCover turns a cell's readings into its straw
