@@ -155,3 +155,43 @@ func TestEnvelopeRefutesNarrowPrior(t *testing.T) {
 		t.Errorf("envelope 0.20 with the narrow prior: belief mean NDTI %.4f, want the narrow prior's %.4f", a, b)
 	}
 }
+
+// A talhão whose readings the reference templates explain (the check of
+// TestReferenceConsistentNarrows) is read with their own NDVIs
+// (spectral.New), so a few percent of weeds below the dry line are read as
+// green; a talhão they do not explain keeps the dry line, where the same
+// reading has no green and more straw (docs/coverage.md, "The dry line").
+func TestTemplatesReadWeeds(t *testing.T) {
+	read := func(sp pheno.Spectra, seed uint64) (Params, float64, float64) {
+		f := newSynthField(rand.New(rand.NewPCG(seed, 1)), synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: pheno.Soja, cloudScale: 1, spectra: sp})
+		p, _ := calibrate(f.cells, Params{})
+		u, ok := newUnmixer(p)
+		if !ok {
+			t.Fatalf("seed %d: no unmixer", seed)
+		}
+		ndvi, ndti := p.Mix(0.04, 0.46, 0.50) // 4 % weeds over straw and soil
+		if d := u.DryNDVI(); !math.IsNaN(d) && ndvi >= d {
+			t.Fatalf("seed %d: the weedy reading's NDVI %.3f is not below the dry line %.3f", seed, ndvi, d)
+		}
+		g, s, _ := u.Fractions(ndvi, ndti)
+		return p, g, s
+	}
+	p, g, s := read(pheno.SpectraReference, 4)
+	if !p.templates || math.Abs(g-0.04) > 1e-6 || math.Abs(s-0.46) > 1e-6 {
+		t.Errorf("reference world: templates %v, green %.4f straw %.4f, want true, 0.04, 0.46", p.templates, g, s)
+	}
+	kept := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		p, g, s := read(pheno.SpectraVaried, seed)
+		if p.templates {
+			continue
+		}
+		kept++
+		if g != 0 || s <= 0.46 {
+			t.Errorf("varied world seed %d: green %.4f straw %.4f, want the dry line's 0 and more straw than 0.46", seed, g, s)
+		}
+	}
+	if kept < 4 {
+		t.Errorf("only %d of 6 varied-world talhões keep the dry line", kept)
+	}
+}
