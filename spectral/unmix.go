@@ -76,8 +76,16 @@ func New(green, straw, soil Endmember) (Unmixer, bool) {
 // when the green endmember lies on the dry line or straw and soil share
 // their NDTI.
 func NewDry(green, straw, soil Endmember) (Unmixer, bool) {
+	return NewDryAt(green, straw, soil, 0)
+}
+
+// NewDryAt is NewDry with the dry line at least at NDVI d: for readings
+// that say nothing of their own dry surfaces (one or a few readings of a
+// field), a caller may raise it to the top of the dry surfaces' NDVI
+// range, so that no dry residue is read as part green.
+func NewDryAt(green, straw, soil Endmember, d float64) (Unmixer, bool) {
 	u, ok := New(green, straw, soil)
-	d := max(straw.NDVI+ndviNoise(straw), soil.NDVI+ndviNoise(soil))
+	d = max(d, straw.NDVI+ndviNoise(straw), soil.NDVI+ndviNoise(soil))
 	u.em[1].NDVI, u.em[2].NDVI, u.dry = d, d, true
 	area := (d - green.NDVI) * (soil.NDTI - straw.NDTI)
 	return u, ok && math.Abs(area) > 1e-4

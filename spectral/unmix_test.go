@@ -169,3 +169,23 @@ func TestNewDryRejects(t *testing.T) {
 		t.Error("dark soil accepted")
 	}
 }
+
+// NewDryAt raises the dry line to at least d and never lowers it below
+// NewDry's; below the raised line a bright dry residue (NDVI 0.30) reads
+// no green, and its straw is the two-member reading of its NDTI.
+func TestNewDryAt(t *testing.T) {
+	base, _ := NewDry(Green, Straw, Soil)
+	low, ok1 := NewDryAt(Green, Straw, Soil, 0.1)
+	high, ok2 := NewDryAt(Green, Straw, Soil, 0.35)
+	if !ok1 || !ok2 || low.DryNDVI() != base.DryNDVI() || high.DryNDVI() != 0.35 {
+		t.Fatalf("dry lines: NewDry %.3f, at 0.1 %.3f (%v), at 0.35 %.3f (%v)", base.DryNDVI(), low.DryNDVI(), ok1, high.DryNDVI(), ok2)
+	}
+	g, s, _ := high.Fractions(0.30, 0.15)
+	g0, s0, _ := base.Fractions(0.22, 0.15) // below NewDry's line: NDTI alone
+	if g != 0 || math.Abs(s-s0) > 1e-12 || g0 != 0 {
+		t.Errorf("NDVI 0.30 under the line at 0.35: green %.4f straw %.4f, want 0 and %.4f", g, s, s0)
+	}
+	if g, _, _ := base.Fractions(0.30, 0.15); !(g > 0) {
+		t.Errorf("NDVI 0.30 above NewDry's line: green %.4f, want > 0", g)
+	}
+}
