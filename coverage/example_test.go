@@ -40,22 +40,23 @@ func ExampleAssess() {
 	// C = 70 %, level 3
 }
 
-// A reading of 10 % green weeds over 45 % straw and 45 % soil: the NDTI
-// alone, mapped between bare soil and full straw, reads far more straw
-// than there is, because green canopy has the highest NDTI. The unmixing
-// takes most of that out; it reads only the green above its dry line (an
-// NDVI just above the straw's, so that dry residues and soils brighter in
-// NDVI than the reference are not read as green), so weeds over straw and
-// soil darker in NDVI than that line read as less green and a little more
-// straw than mixed (docs/coverage.md).
+// A reading of 25 % green weeds over 37.5 % straw and 37.5 % soil: the
+// NDTI alone, mapped between bare soil and full straw, reads far more
+// straw than there is, because green canopy has the highest NDTI. The
+// unmixing takes some of that out. One reading says nothing of the
+// field's dry surfaces, so Fractions reads only NDVI above 0.35 (the top
+// of dry residues' NDVI) as green: below it, a few percent of weeds cannot
+// be told from a bright residue, and the straw is read from NDTI alone. A
+// talhão's series (UnmixReadings, Assess) lowers that line to just above
+// its straw's and soil's NDVI (docs/coverage.md, "The dry line").
 func ExampleParams_Fractions() {
 	var p coverage.Params
-	ndvi, ndti := p.Mix(0.10, 0.45, 0.45)
+	ndvi, ndti := p.Mix(0.25, 0.375, 0.375)
 	g, s, b := p.Fractions(ndvi, ndti)
 	fmt.Printf("NDVI %.3f NDTI %.3f → green %.2f straw %.2f soil %.2f\n", ndvi, ndti, g, s, b)
 	bare, straw := 0.055, 0.246 // the NDTI estimators' BareNDTI and StrawNDTI
 	fmt.Printf("NDTI mapped linearly: %.0f %% straw\n", 100*(ndti-bare)/(straw-bare))
 	// Output:
-	// NDVI 0.265 NDTI 0.161 → green 0.05 straw 0.51 soil 0.44
-	// NDTI mapped linearly: 56 % straw
+	// NDVI 0.386 NDTI 0.183 → green 0.06 straw 0.62 soil 0.33
+	// NDTI mapped linearly: 67 % straw
 }

@@ -106,6 +106,11 @@ type Params struct {
 	// within reading noise (referenceMisfit): their straw–soil NDVI
 	// difference is then the templates', and newUnmixer reads with it.
 	templates bool
+	// fewReadings is set by calibrate when the talhão has fewer than
+	// MinSoilFitObs readings below MaxNDVI: they say nothing of its dry
+	// surfaces' NDVI, and newUnmixer raises the dry line to
+	// fewReadingsDryNDVI.
+	fewReadings bool
 }
 
 // Estimator names how CellCover turns a cell's readings into its straw

@@ -287,10 +287,11 @@ func TestCellCoverUnmix(t *testing.T) {
 }
 
 // Fractions inverts Mix exactly for the pure endmembers and any straw/soil
-// mixture; with green over them it reads through the dry line
-// (spectral.NewDry), whose NDVI sits above the reference straw and soil,
-// so green reads lower and straw higher than mixed (the dry line's price,
-// docs/coverage.md), and exactly when straw and soil lie on the dry line.
+// mixture; with green over them it reads through the dry line of one
+// reading (fewReadingsDryNDVI: one reading says nothing of the field's
+// dry surfaces), whose NDVI sits above the reference straw and soil, so
+// green reads lower and straw higher than mixed (the dry line's price,
+// docs/coverage.md), and exactly when straw and soil lie on that line.
 func TestFractionsRoundTrip(t *testing.T) {
 	var p Params
 	for _, f := range [][3]float64{{0, 0, 1}, {0, 1, 0}, {1, 0, 0}, {0, 0.5, 0.5}, {0, 0.9, 0.1}} {
@@ -300,7 +301,8 @@ func TestFractionsRoundTrip(t *testing.T) {
 			t.Errorf("Fractions(Mix(%v)) = %.4f %.4f %.4f", f, g, s, b)
 		}
 	}
-	dry := onDryLine(p)
+	dry := p.withDefaults()
+	dry.Straw.NDVI, dry.Soil.NDVI = fewReadingsDryNDVI, fewReadingsDryNDVI
 	for _, f := range [][3]float64{{0.2, 0.5, 0.3}, {0.05, 0.9, 0.05}} {
 		v, n := dry.Mix(f[0], f[1], f[2])
 		g, s, b := p.Fractions(v, n)

@@ -65,6 +65,7 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	fit := p.Estimator.unmixes() && !p.NoSoilFit && p.Soil == (spectral.Endmember{}) && p.BareNDTI == 0
 	all := p.calibrated()
 	p = p.withDefaults()
+	p.fewReadings = all && countBelow(cells, p.MaxNDVI) < MinSoilFitObs
 	misfit := math.Inf(1)
 	if fit {
 		if f, ok := fitSoil(cells, p, all); ok {
@@ -101,10 +102,37 @@ var plainUnmix bool
 // 2684, 2552 with New everywhere; the harder world unchanged, its readings
 // are not the templates'). False when they cannot be unmixed.
 func newUnmixer(p Params) (spectral.Unmixer, bool) {
-	if plainUnmix || p.templates {
+	switch {
+	case plainUnmix || p.templates:
 		return spectral.New(p.Green, p.Straw, p.Soil)
+	case p.fewReadings:
+		return spectral.NewDryAt(p.Green, p.Straw, p.Soil, fewReadingsDryNDVI)
 	}
 	return spectral.NewDry(p.Green, p.Straw, p.Soil)
+}
+
+// fewReadingsDryNDVI is the dry line of a talhão with too few readings to
+// know its own dry surfaces (Params.fewReadings: a field campaign's one to
+// three readings, a short series given to manejo analyse): the top of the
+// dry surfaces' NDVI range (dry crop residues up to ≈ 0.35, soils up to ≈
+// 0.25: docs/coverage.md, "The dry line"), so that a bright dry residue is
+// not read as part green. Such readings' straw is then a monotone function
+// of NDTI below NDVI 0.35 (TestFieldCampaignRanking: it ranks measured
+// cover as raw NDTI does, where the dry line at 0.222 ranked it worse).
+const fewReadingsDryNDVI = 0.35
+
+// countBelow counts the readings of cells with finite NDVI and NDTI and
+// NDVI below maxNDVI.
+func countBelow(cells [][]Obs, maxNDVI float64) int {
+	n := 0
+	for _, cell := range cells {
+		for _, o := range cell {
+			if finite(o.NDVI) && finite(o.NDTI) && o.NDVI < maxNDVI {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Fractions is one reading split into green canopy, straw and bare soil
@@ -286,11 +314,15 @@ func timeMean(t, vals []float64, w int) float64 {
 }
 
 // Fractions unmixes one reading into green-canopy, straw and bare-soil
-// fractions with p's endmembers (after defaults). They sum to 1 and lie in
-// 0..1 inside the endmember triangle; values outside mean the reading lies
-// outside it. NaNs for NaN input or collinear endmembers.
+// fractions with p's endmembers (after defaults), as UnmixReadings reads a
+// talhão of too few readings to know its dry surfaces: on the dry line at
+// NDVI fewReadingsDryNDVI (0.35), so below it the straw is read from NDTI
+// alone and only NDVI above it as green. They sum to 1; values outside
+// 0..1 mean the reading lies outside the endmembers' span. NaNs for NaN
+// input or endmembers that cannot be unmixed.
 func (p Params) Fractions(ndvi, ndti float64) (green, straw, soil float64) {
 	p = p.withDefaults()
+	p.fewReadings = true
 	u, ok := newUnmixer(p)
 	if !ok || !finite(ndvi) || !finite(ndti) {
 		return math.NaN(), math.NaN(), math.NaN()

@@ -62,7 +62,7 @@ type ObsRow struct {
 	SWIR22 *float32 `parquet:"swir22,optional" unit:"0..1" doc:"surface reflectance, SWIR 2.2 µm (the NDTI's SWIR2); null when masked or not read"`
 	// The reading unmixed into green canopy, straw and bare soil with the
 	// talhão's endmembers, the ones its straw cover C is read with.
-	GreenPct *float32 `parquet:"green_pct,optional" unit:"%" doc:"green-canopy fraction of the clear reading, unmixed as C is read: straw and soil on one dry line (0 at or below NDVI 0.222, never negative; docs/coverage.md), or with the reference endmembers' own NDVIs for a talhão whose readings they explain; the three fractions sum to 100 and fall slightly outside 0–100 for a reading outside the endmember triangle; null when masked, without NDTI, or not the reading analysed for its cell and date"`
+	GreenPct *float32 `parquet:"green_pct,optional" unit:"%" doc:"green-canopy fraction of the clear reading, unmixed as C is read: straw and soil on one dry line (0 at or below NDVI 0.222, or 0.35 for a talhão of fewer than 30 readings; never negative; docs/coverage.md), or with the reference endmembers' own NDVIs for a talhão whose readings they explain; the three fractions sum to 100 and fall slightly outside 0–100 for a reading outside the endmember triangle; null when masked, without NDTI, or not the reading analysed for its cell and date"`
 	StrawPct *float32 `parquet:"straw_pct,optional" unit:"%" doc:"straw fraction of the clear reading (as green_pct), to map straw per date; null as green_pct"`
 	SoilPct  *float32 `parquet:"soil_pct,optional" unit:"%" doc:"bare-soil fraction of the clear reading (as green_pct); null as green_pct"`
 }
