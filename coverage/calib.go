@@ -235,7 +235,7 @@ const priorStrawSD = 0.045
 // intervals hold the truth, C levels flagged uncertain 194 → 104 of
 // 194; the harder world's 91.2 → 91.1 %; all with the widening at 1.5).
 const (
-	referenceMisfit  = 0.0025
+	referenceMisfit  = spectral.FieldSoilMaxMisfit
 	referenceStrawSD = 0.01
 	referenceSoilSD  = 0.005
 )
