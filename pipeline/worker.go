@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -335,6 +336,9 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	if err == nil {
 		err = checkCodes(cfg, in.cat)
 	}
+	if err == nil {
+		err = checkHrefs(cfg, in.cat)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -496,6 +500,31 @@ func checkCodes(cfg Config, cat *series.Catalog) error {
 	sort.Strings(missing)
 	return fmt.Errorf("%w: --satellite-codes has no code for %s (configured: %s); add them, e.g. --satellite-codes '%s=S0n'",
 		ErrConfig, strings.Join(missing, ", "), cfg.Codes.String(), missing[0])
+}
+
+// checkHrefs refuses a run whose href rules refuse all, or nearly all,
+// of the assets it would read (series.HrefCheck.Misconfigured): that is a
+// forgotten --allow-href-prefix or a catalog copied away from its archive,
+// not an archive without clear scenes, and reading on would end every
+// talhão partial with the cause buried in run.json's skipped scenes.
+func checkHrefs(cfg Config, cat *series.Catalog) error {
+	profiles := series.Profiles()
+	maps.Copy(profiles, cfg.SeriesProfiles)
+	h := cat.CheckHrefs(profiles)
+	if !h.Misconfigured() {
+		return nil
+	}
+	rule := "the allowed " + strings.Join(h.Allowed, ", ")
+	if len(cfg.AllowHrefPrefix) == 0 {
+		rule += " (the catalog's own place: no --allow-href-prefix was given)"
+	}
+	if len(h.Places) == 0 {
+		return fmt.Errorf("%w: %d of %d assets have hrefs that are not local files, s3:// or https:// URLs (%s): see docs/security.md",
+			ErrConfig, h.Refused, h.Assets, rule)
+	}
+	places := h.Places[:min(len(h.Places), 3)]
+	return fmt.Errorf("%w: %d of %d assets are under %s, outside %s: add --allow-href-prefix %s",
+		ErrConfig, h.Refused, h.Assets, strings.Join(places, ", "), rule, strings.Join(places, " --allow-href-prefix "))
 }
 
 // sizeOf returns the size in bytes of the file at loc, 0 when it is not a

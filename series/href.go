@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/manejo/manejo/storage"
@@ -223,4 +225,122 @@ func redactSigned(s string) string {
 		}
 		return "?(signature redacted)"
 	})
+}
+
+// HrefCheck is what a catalog's href rules make of the assets the runs
+// would read (Catalog.CheckHrefs): how many they refuse, and where the
+// refused ones point.
+type HrefCheck struct {
+	// Assets counts the assets the profiles read (a band, a QA mask) over
+	// the items a profile reads; Refused those the rules refuse.
+	Assets, Refused int
+	// Places are the deepest folders (scheme, host and path, ending in
+	// "/") holding the refused hrefs, most refused first; a refused href
+	// that does not even normalize is not placed.
+	Places []string
+	// Allowed are the rules, as --allow-href-prefix would write them.
+	Allowed []string
+}
+
+// Misconfigured reports whether the rules refuse all, or nearly all (at
+// least nine in ten), of the assets a run would read: then the rules, not
+// the archive, are wrong (a forgotten --allow-href-prefix, a catalog copied
+// away from its archive), and every scene skipped as bad-href would hide
+// that behind "no clear observation".
+func (h HrefCheck) Misconfigured() bool {
+	return h.Refused > 0 && h.Refused*10 >= h.Assets*9
+}
+
+// CheckHrefs matches the href of every asset the profiles read (each
+// item's roles, as a scene read would resolve them) against the catalog's
+// rules, without opening anything.
+func (c *Catalog) CheckHrefs(profiles map[string]*Profile) HrefCheck {
+	var h HrefCheck
+	for _, r := range c.allow {
+		h.Allowed = append(h.Allowed, r.prefix())
+	}
+	byPlace := map[string]int{}
+	var places []string
+	for _, it := range c.Items {
+		p := profiles[it.Collection]
+		if p == nil {
+			continue
+		}
+		for _, w := range profileWants(p) {
+			_, a, ok := firstKey(it, w.keys)
+			if !ok {
+				continue
+			}
+			h.Assets++
+			n, err := normalizeHref(a.Href)
+			if err == nil && slices.ContainsFunc(c.allow, func(r hrefRule) bool { return r.admits(n) }) {
+				continue
+			}
+			h.Refused++
+			if err != nil {
+				continue
+			}
+			dir := n
+			dir.path = path.Dir(n.path)
+			places = mergePlace(places, byPlace, dir)
+		}
+	}
+	sort.SliceStable(places, func(i, j int) bool { return byPlace[places[i]] > byPlace[places[j]] })
+	h.Places = places
+	return h
+}
+
+// mergePlace adds folder d to places, merging it with a place of the same
+// scheme and host into their deepest common folder, and counts it.
+func mergePlace(places []string, count map[string]int, d hrefRule) []string {
+	for i, p := range places {
+		r, _ := parsePlace(p)
+		if r.scheme != d.scheme || r.host != d.host {
+			continue
+		}
+		c := r
+		c.path = commonDir(r.path, d.path)
+		np := c.prefix()
+		if np != p {
+			count[np] = count[p]
+			delete(count, p)
+			places[i] = np
+		}
+		count[np]++
+		return places
+	}
+	np := d.prefix()
+	count[np]++
+	return append(places, np)
+}
+
+// parsePlace is the rule of a place written by hrefRule.prefix.
+func parsePlace(p string) (hrefRule, error) {
+	if strings.HasPrefix(p, "/") {
+		return hrefRule{scheme: "file", path: strings.TrimSuffix(p, "/")}, nil
+	}
+	return urlRule(p)
+}
+
+// commonDir is the deepest folder holding both cleaned absolute paths.
+func commonDir(a, b string) string {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	n := 0
+	for n < len(as) && n < len(bs) && as[n] == bs[n] {
+		n++
+	}
+	if c := strings.Join(as[:n], "/"); c != "" {
+		return c
+	}
+	return "/"
+}
+
+// prefix writes the rule as an --allow-href-prefix value: its location
+// ending in "/".
+func (r hrefRule) prefix() string {
+	s := r.String()
+	if !strings.HasSuffix(s, "/") {
+		s += "/"
+	}
+	return s
 }
