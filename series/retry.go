@@ -117,7 +117,7 @@ func retryCause(msg string) string {
 	switch {
 	case strings.Contains(low, "reset") || strings.Contains(low, "empty reply") || strings.Contains(low, "recv failure") || strings.Contains(low, "send failure"):
 		return "connection-reset"
-	case strings.Contains(low, "timed out") || strings.Contains(low, "deadline"):
+	case strings.Contains(low, "timed out") || strings.Contains(low, "timeout") || strings.Contains(low, "deadline"):
 		return "timeout"
 	case strings.Contains(low, "connect"):
 		return "connect"

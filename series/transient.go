@@ -3,69 +3,84 @@ package series
 import (
 	"context"
 	"regexp"
-	"sort"
 	"strings"
 
 	"github.com/manejo/manejo/storage"
 )
 
-// transientMarks are the texts of GDAL/curl errors worth another attempt:
-// HTTP 429/5xx, dropped, refused or timed-out connections.
+// The classification of read failures: the one place that decides whether a
+// failed scene read may succeed when tried again (IN 6.5: all images — a
+// transient failure makes the talhões incomplete, never a missing scene).
+//
+// A read failure is transient when its detail, compared without regard to
+// case (GDAL writes "CURL error", curl "SSL connection timeout", S3
+// "SlowDown"), carries one of transientMarks: an HTTP 408/429/5xx, or any
+// curl error — curl reports HTTP statuses apart ("HTTP error code"), so a
+// curl error is always the transport: a refused, reset, dropped or timed-out
+// connection or TLS handshake, a transfer cut short. This holds for every
+// remote scheme GDAL reads (/vsicurl/ for https://, /vsis3/, /vsiaz/,
+// /vsigs/...), whatever the words of the message.
+
+// transientMarks are the lower-case texts of GDAL/curl/SDK errors worth
+// another attempt.
 var transientMarks = []string{
-	"HTTP error code: 5", "HTTP error code: 429", "response_code=5", "response_code=429",
-	"Retrying again", "Connection reset", "Connection timed out", "Operation timed out",
-	"Couldn't connect", "Empty reply", "Recv failure", "Send failure", "connection refused",
-	"SlowDown", "curl error", "deadline exceeded",
+	"http error code: 5", "http error code: 429", "http error code: 408",
+	"response_code=5", "response_code=429", "response_code=408",
+	"retrying again", "curl error", "connection reset", "connection refused",
+	"timed out", "timeout", "couldn't connect", "empty reply", "recv failure",
+	"send failure", "slowdown", "deadline exceeded",
 }
 
-// remoteRaster finds the remote raster a read problem names.
-var remoteRaster = regexp.MustCompile("(/vsis3/|s3://)[^\\s'`\"]+?\\.(?:tif|TIF|tiff|TIFF)")
+// transientText reports whether a read failure's detail names a transient
+// cause (transientMarks, any case).
+func transientText(detail string) bool {
+	low := strings.ToLower(detail)
+	for _, m := range transientMarks {
+		if strings.Contains(low, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// remotePath finds the remote file a read failure names: the path manejo
+// itself opened or read, at the start of the detail ("open /vsicurl/https://…:
+// …", "read s3://… block …", after "still failing after N attempts: " once
+// a scene spent its attempts). Only that leading path is taken: a URL
+// quoted later in the message (an item id, a server's echoed body) is never
+// asked for. A query (a signature, redacted in details) is left out.
+var remotePath = regexp.MustCompile(`^(?:still failing after \d+ attempts: )?(?:open|read) ((?:/vsi[a-z0-9_]+/|s3://|gs://|https?://)[^\s?]+?)(?:\?.*?)?(?::\s| window| block|$)`)
 
 // TransientReads counts the problems of a Sample that are scene reads
 // (SkipUnreadable, or SkipTransient once Sample's own attempts are spent)
-// which may succeed when tried again: the GDAL/curl error
-// says so (HTTP 429/5xx, a dropped or timed-out connection), or GDAL could
-// not open a remote file although the object is there (a dropped HEAD
-// request leaves GDAL believing it missing; this asks the object store). It
-// also returns the GDAL paths of the remote files involved, sorted and
-// distinct: GDAL must forget their cached state (CPL_VSIL_CURL_NON_CACHED)
-// before another attempt.
+// which may succeed when tried again: the GDAL/curl error says so
+// (transientMarks), or GDAL could not open a remote file although the
+// object is there (a dropped HEAD request leaves GDAL believing it
+// missing; this asks the object store or HTTP server). It also returns the
+// GDAL paths of the remote files involved, sorted and distinct: GDAL must
+// forget their cached state (CPL_VSIL_CURL_NON_CACHED) before another
+// attempt.
 func TransientReads(ctx context.Context, ps []Problem) (n int, gdalPaths []string) {
-	seen := map[string]bool{}
-	for _, p := range ps {
-		ok, path := transientRead(ctx, p)
-		if !ok {
-			continue
-		}
-		n++
-		if path != "" && !seen[path] {
-			seen[path] = true
-			gdalPaths = append(gdalPaths, path)
-		}
-	}
-	sort.Strings(gdalPaths)
-	return n, gdalPaths
+	idx, paths := transientOf(ctx, ps)
+	return len(idx), paths
 }
 
 // transientRead says whether p is a read failure worth another attempt,
-// and the GDAL path of the remote raster it names ("" when none).
+// and the GDAL path of the remote file it names ("" when none).
 func transientRead(ctx context.Context, p Problem) (bool, string) {
 	if p.Reason != SkipUnreadable && p.Reason != SkipTransient {
 		return false, ""
 	}
-	msg := p.Error() // holds p.Detail, the read error
-	loc := storage.LocationOf(remoteRaster.FindString(msg))
-	path := ""
-	if loc != "" {
+	loc, path := "", ""
+	if m := remotePath.FindStringSubmatch(p.Detail); m != nil {
+		loc = storage.LocationOf(m[1])
 		path = storage.GDALPath(loc)
 	}
-	for _, m := range transientMarks {
-		if strings.Contains(msg, m) {
-			return true, path
-		}
+	if transientText(p.Detail) {
+		return true, path
 	}
-	if loc == "" {
-		return false, ""
+	if k := storage.KindOf(loc); loc == "" || (k != storage.S3 && k != storage.HTTP) {
+		return false, "" // a local file, or a store manejo cannot ask itself
 	}
 	ok, err := storage.Exists(ctx, loc)
 	if err != nil {
