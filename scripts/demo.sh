@@ -22,7 +22,7 @@ set +e
   --out "$DIR/out"
 code=$?
 set -e
-# Exit code 3 means "finished, some talhões failed": the outputs are still there to inspect.
+# Exit code 3 means "finished, some talhões failed or incomplete, or no payload": the outputs are still there to inspect.
 if [ "$code" -ne 0 ] && [ "$code" -ne 3 ]; then exit "$code"; fi
 
 echo "== result"

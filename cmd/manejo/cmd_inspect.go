@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -17,11 +19,15 @@ func init() {
 	register(&command{name: "inspect", synopsis: "print a per-talhão summary (T, C, slope, levels, status) of a finished output", run: runInspect})
 }
 
-const inspectUsage = `inspect [--status ok|partial|failed] [--reasons=false] DIR
+const inspectUsage = `inspect [--status ok|partial|failed|incomplete] [--reasons=false] DIR
 
 DIR is a 'manejo run' output folder (local or s3://bucket/prefix): inspect
 reads indicators.parquet (one file, or the part files of the folder of that
-name) and run.json when present, and prints one line per talhão.`
+name) and run.json (or the shards' run/part-*.json) when present, and prints
+one line per talhão. Statuses: ok; partial (an indicator missing, with its
+reason); failed; incomplete (scenes still failing transiently: no row, run
+again). A C level followed by ? is uncertain: its 90 % interval crosses a
+Tabela 1 limit.`
 
 // splitPositional moves the first non-flag argument out of args so flags
 // may come before or after it (manejo inspect DIR --status failed).
@@ -56,8 +62,8 @@ func flagTakesValue(a string) bool {
 
 func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := newFlagSet("inspect", inspectUsage, stderr)
-	status := flags.String("status", "", "show only talhões with this status (ok, partial, failed)")
-	reasons := flags.Bool("reasons", true, "print the reasons of partial and failed talhões under the table")
+	status := flags.String("status", "", "show only talhões with this status (ok, partial, failed, incomplete)")
+	reasons := flags.Bool("reasons", true, "print the reasons of the talhões that are not ok under the table")
 	dir, rest := splitPositional(args)
 	if err := parseFlags(flags, rest); err != nil {
 		return err
@@ -65,10 +71,8 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if dir == "" {
 		return usagef("missing DIR (a 'manejo run' output folder)")
 	}
-	switch *status {
-	case "", export.StatusOK, export.StatusPartial, export.StatusFailed:
-	default:
-		return usagef("--status %q: want ok, partial or failed", *status)
+	if *status != "" && !slices.Contains(statuses, *status) {
+		return usagef("--status %q: want one of %s", *status, strings.Join(statuses, ", "))
 	}
 	fsys, err := openOutput(ctx, dir)
 	if err != nil {
@@ -78,55 +82,94 @@ func runInspect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if m, ok := readManifest(fsys); ok {
+	ms := readManifests(fsys)
+	for _, m := range ms {
 		fmt.Fprintf(stdout, "manejo %s run, finished %s", m.Version, m.FinishedAt.Format("2006-01-02 15:04 MST"))
 		if m.Shard != nil {
 			fmt.Fprintf(stdout, ", shard %d of %d", m.Shard.Index, m.Shard.Count)
 		}
-		fmt.Fprintf(stdout, ": %d failure(s) recorded\n\n", len(m.Failures))
-		if err := printIndicators(stdout, rows, *status, *reasons); err != nil {
-			return err
-		}
-		printEarlyFailures(stdout, rows, m.Failures, *status)
-		return nil
+		fmt.Fprintln(stdout)
 	}
-	return printIndicators(stdout, rows, *status, *reasons)
+	if len(ms) > 0 {
+		fmt.Fprintln(stdout)
+	}
+	return printIndicators(stdout, rows, rowless(rows, ms), *status, *reasons)
 }
 
-// printEarlyFailures lists the talhões run.json records as failed that have
-// no row in indicators.parquet (unreadable, no grid, sampling failed), so
-// inspect --status failed shows every failure.
-func printEarlyFailures(w io.Writer, rows []export.IndicatorRow, failures []export.Failure, status string) {
-	if status != "" && status != export.StatusFailed {
-		return
+// statuses are the statuses of a talhão, in the order every count names
+// them (export.StatusOK...).
+var statuses = []string{export.StatusOK, export.StatusPartial, export.StatusFailed, export.StatusIncomplete}
+
+// statusCounts writes counts of talhões by status, every status named, as
+// the run's summary line does: "6 talhões: 0 ok, 6 partial, 0 failed, 0
+// incomplete".
+func statusCounts(counts map[string]int) string {
+	total := 0
+	parts := make([]string, len(statuses))
+	for i, s := range statuses {
+		total += counts[s]
+		parts[i] = fmt.Sprintf("%d %s", counts[s], s)
 	}
+	return fmt.Sprintf("%d talhões: %s", total, strings.Join(parts, ", "))
+}
+
+// rowless are the talhões run.json records without an indicator row: failed
+// before their indicators were computed (unreadable, no grid, sampling
+// failed), or incomplete.
+func rowless(rows []export.IndicatorRow, ms []export.Manifest) []export.Failure {
 	has := make(map[string]bool, len(rows))
 	for _, r := range rows {
 		has[r.FieldID] = true
 	}
-	var lines []string
-	for _, f := range failures {
-		if f.Status == export.StatusFailed && !has[f.FieldID] {
-			lines = append(lines, fmt.Sprintf("  %s (%s): %s", printable(f.FieldID), orDash(f.Stage), printable(f.Reason)))
+	var out []export.Failure
+	for _, m := range ms {
+		for _, f := range m.Failures {
+			if (f.Status == export.StatusFailed || f.Status == export.StatusIncomplete) && !has[f.FieldID] {
+				out = append(out, f)
+			}
 		}
 	}
-	if len(lines) > 0 {
-		fmt.Fprintf(w, "\nFailed before their indicators were computed (run.json):\n%s\n", strings.Join(lines, "\n"))
-	}
+	return out
 }
 
 // printIndicators writes the summary table of rows (sorted by field_id, as
-// in the file).
-func printIndicators(w io.Writer, rows []export.IndicatorRow, status string, reasons bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TALHÃO\tCROP\tAREA_HA\tCELLS\tSENSORS\tT_YEARS\tT_LEVEL\tC_PCT\tC_LEVEL\tSLOPE_PCT\tCONTOUR\tSTATUS")
+// in the file), the talhões without a row, the counts by status and the
+// reasons of those not ok; status, when set, keeps only that status.
+func printIndicators(w io.Writer, rows []export.IndicatorRow, early []export.Failure, status string, reasons bool) error {
 	counts := map[string]int{}
-	var notes []string
+	var shown []export.IndicatorRow
 	for _, r := range rows {
 		counts[r.Status]++
-		if status != "" && r.Status != status {
-			continue
+		if status == "" || r.Status == status {
+			shown = append(shown, r)
 		}
+	}
+	for _, f := range early {
+		counts[f.Status]++
+	}
+	if len(shown) > 0 {
+		if err := printTable(w, shown); err != nil {
+			return err
+		}
+	}
+	printEarlyFailures(w, early, status)
+	if status != "" && counts[status] == 0 {
+		fmt.Fprintf(w, "no talhão is %s\n", status)
+	}
+	fmt.Fprintf(w, "\n%s\n", statusCounts(counts))
+	printUncertain(w, shown)
+	if reasons {
+		printReasons(w, shown)
+	}
+	return nil
+}
+
+// printTable writes one line per talhão; a C level whose 90 % interval
+// crosses a Tabela 1 limit is followed by "?".
+func printTable(w io.Writer, rows []export.IndicatorRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TALHÃO\tCROP\tAREA_HA\tCELLS\tSENSORS\tT_YEARS\tT_LEVEL\tC_PCT\tC_LEVEL\tSLOPE_PCT\tCONTOUR\tSTATUS")
+	for _, r := range rows {
 		t := "-"
 		switch {
 		case r.TYears != nil:
@@ -138,27 +181,98 @@ func printIndicators(w io.Writer, rows []export.IndicatorRow, status string, rea
 		if r.ContourRequired != nil {
 			contour = map[bool]string{true: "required", false: "no"}[*r.ContourRequired]
 		}
+		cl := optInt(r.CLevel)
+		if r.CLevel != nil && r.CLevelUncertain != nil && *r.CLevelUncertain {
+			cl += "?"
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			printable(r.FieldID), r.Crop, r.AreaHa, r.NCells, orDash(strings.Join(r.Sensors, ",")),
-			t, optInt(r.TLevel), optFloat(r.CPct, 0), optInt(r.CLevel), optFloat(r.SlopeMeanPct, 1), contour, r.Status)
-		if reasons && r.Status != export.StatusOK {
-			for _, why := range r.Reasons {
-				notes = append(notes, printable(r.FieldID)+": "+printable(why))
-			}
-		}
+			t, optInt(r.TLevel), optFloat(r.CPct, 0), cl, optFloat(r.SlopeMeanPct, 1), contour, r.Status)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
-	fmt.Fprintf(w, "\n%d talhões: %d ok, %d partial, %d failed\n", len(rows),
-		counts[export.StatusOK], counts[export.StatusPartial], counts[export.StatusFailed])
-	if len(notes) > 0 {
-		fmt.Fprintln(w, "\nReasons:")
-		for _, n := range notes {
-			fmt.Fprintln(w, "  "+n)
+	return nil
+}
+
+// printUncertain names the talhões whose C level is uncertain, with C's 90
+// % interval (c_level_uncertain, c_pct_lo, c_pct_hi).
+func printUncertain(w io.Writer, rows []export.IndicatorRow) {
+	var lines []string
+	for _, r := range rows {
+		if r.CLevel == nil || r.CLevelUncertain == nil || !*r.CLevelUncertain {
+			continue
+		}
+		l := fmt.Sprintf("  %s: C %s %% (90 %% interval %s–%s %%), level %d", printable(r.FieldID),
+			optFloat(r.CPct, 0), optFloat(r.CPctLo, 0), optFloat(r.CPctHi, 0), *r.CLevel)
+		lines = append(lines, l)
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nC level uncertain (?: the 90 %% interval crosses a Tabela 1 limit, 30, 60 or 90 %%; the level could be a neighbouring one):\n%s\n",
+			strings.Join(lines, "\n"))
+	}
+}
+
+// printEarlyFailures lists the talhões run.json records without an
+// indicator row (failed early, or incomplete), those of status when set.
+func printEarlyFailures(w io.Writer, early []export.Failure, status string) {
+	for _, st := range []string{export.StatusFailed, export.StatusIncomplete} {
+		if status != "" && status != st {
+			continue
+		}
+		var lines []string
+		for _, f := range early {
+			if f.Status == st {
+				lines = append(lines, fmt.Sprintf("  %s (%s): %s", printable(f.FieldID), orDash(f.Stage), printable(f.Reason)))
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		head := "Failed before their indicators were computed (run.json):"
+		if st == export.StatusIncomplete {
+			head = "Incomplete: scenes still failing transiently after the retries, no rows and no payload; run again (run.json):"
+		}
+		fmt.Fprintf(w, "\n%s\n%s\n", head, strings.Join(lines, "\n"))
+	}
+}
+
+// seasonPart finds where a reason's first part names a season ("C
+// missing: 2023/2024: ..."), so each season's reason can go on its own line.
+var seasonPart = regexp.MustCompile(`^(.*?): (\d{4}/\d{4}: .*)$`)
+
+// printReasons writes the reasons of the talhões that are not ok, a talhão
+// per heading, a reason per line, and a reason listing seasons ("; ") one
+// season per line: a terminal no longer wraps one reason over a screen.
+func printReasons(w io.Writer, rows []export.IndicatorRow) {
+	head := false
+	for _, r := range rows {
+		if r.Status == export.StatusOK || len(r.Reasons) == 0 {
+			continue
+		}
+		if !head {
+			fmt.Fprintln(w, "\nReasons:")
+			head = true
+		}
+		fmt.Fprintf(w, "  %s (%s)\n", printable(r.FieldID), r.Status)
+		for _, why := range r.Reasons {
+			parts := strings.Split(printable(why), "; ")
+			if len(parts) == 1 {
+				fmt.Fprintf(w, "    %s\n", parts[0])
+				continue
+			}
+			if m := seasonPart.FindStringSubmatch(parts[0]); m != nil {
+				fmt.Fprintf(w, "    %s:\n", m[1])
+				parts[0] = m[2]
+			} else {
+				fmt.Fprintf(w, "    %s\n", parts[0])
+				parts = parts[1:]
+			}
+			for _, p := range parts {
+				fmt.Fprintf(w, "      %s\n", p)
+			}
 		}
 	}
-	return nil
 }
 
 func orDash(s string) string {
@@ -202,13 +316,23 @@ func readIndicators(fsys fs.FS, dir string) ([]export.IndicatorRow, error) {
 	return rows, nil
 }
 
-// readManifest reads run.json of an output folder; ok is false when it is
-// absent or unreadable (inspect works without it).
-func readManifest(fsys fs.FS) (export.Manifest, bool) {
-	b, err := fs.ReadFile(fsys, "run.json")
-	if err != nil {
-		return export.Manifest{}, false
+// readManifests reads run.json of an output folder, or the shards'
+// run/part-*.json; none when absent or unreadable (inspect works without
+// them).
+func readManifests(fsys fs.FS) []export.Manifest {
+	names := []string{"run.json"}
+	if _, err := fs.Stat(fsys, "run.json"); err != nil {
+		names, _ = fs.Glob(fsys, "run/part-*.json")
 	}
-	m, err := export.ReadManifest(bytes.NewReader(b))
-	return m, err == nil
+	var ms []export.Manifest
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			continue
+		}
+		if m, err := export.ReadManifest(bytes.NewReader(b)); err == nil {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }

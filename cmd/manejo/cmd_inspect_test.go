@@ -44,11 +44,11 @@ func TestInspect(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"manejo v0.9.0 run, finished 2026-11-29 18:00 UTC: 1 failure(s) recorded",
+		"manejo v0.9.0 run, finished 2026-11-29 18:00 UTC\n",
 		"MT-SIN-002  milho  242.6    46     landsat-c2-l2,sentinel-2-l2a  0.8      1        79     3        3.6        required  ok",
 		"MT-SIN-001  soja   31.2     28     -                             ≥2.9     -        -      -        -          -         failed",
-		"2 talhões: 1 ok, 0 partial, 1 failed",
-		"MT-SIN-001: slope: DEM does not cover the talhão",
+		"2 talhões: 1 ok, 0 partial, 1 failed, 0 incomplete",
+		"  MT-SIN-001 (failed)\n    slope: DEM does not cover the talhão\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -97,5 +97,33 @@ func TestInspectControlCharacters(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %s:\n%s", want, got)
 		}
+	}
+}
+
+// TestInspectUncertainAndReasons (issue 28 points 9 and 10): a C level
+// whose 90 % interval crosses a Tabela 1 limit is marked "?" and listed
+// with its interval; a reason listing seasons is written one season per
+// line instead of one line a terminal wraps over a screen.
+func TestInspectUncertainAndReasons(t *testing.T) {
+	rows := []export.IndicatorRow{
+		{FieldID: "U", Crop: "soja", CPct: new(61.2), CPctLo: new(55.4), CPctHi: new(67.0), CLevel: new(int32(3)), CLevelUncertain: new(true), Status: export.StatusOK},
+		{FieldID: "S", Crop: "soja", CPct: new(20.0), CPctLo: new(18.0), CPctHi: new(22.0), CLevel: new(int32(1)), CLevelUncertain: new(false), Status: export.StatusPartial,
+			Reasons: []string{"C: C missing: 2023/2024: no sowing date; 2024/2025: no clear reading; 2025/2026: no crop cycle", "T: no clear observation in the archive"}},
+	}
+	var b strings.Builder
+	if err := printIndicators(&b, rows, nil, "", true); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{
+		"61     3?", "20     1  ", "  U: C 61 % (90 % interval 55–67 %), level 3\n",
+		"  S (partial)\n    C: C missing:\n      2023/2024: no sowing date\n      2024/2025: no clear reading\n      2025/2026: no crop cycle\n    T: no clear observation in the archive\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "  S: C") {
+		t.Errorf("a certain level is listed as uncertain:\n%s", got)
 	}
 }

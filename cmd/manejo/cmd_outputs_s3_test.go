@@ -45,7 +45,7 @@ func TestInspectAndValidateS3(t *testing.T) {
 	if code := runMain(ctx, []string{"inspect", base}, &out, &errb); code != exitOK {
 		t.Fatalf("inspect s3: exit %d: %s", code, errb.String())
 	}
-	for _, want := range []string{"manejo v9 run", "A       soja   12.5", "B       milho  150.0", "2 talhões: 1 ok, 1 partial, 0 failed", "B: C: no sowing detected"} {
+	for _, want := range []string{"manejo v9 run", "A       soja   12.5", "B       milho  150.0", "2 talhões: 1 ok, 1 partial, 0 failed", "  B (partial)\n    C: no sowing detected\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, out.String())
 		}

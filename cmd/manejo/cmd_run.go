@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/manejo/manejo/coverage"
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/sinm"
@@ -185,29 +186,41 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "%d talhões: %d ok, %d partial (an indicator missing, with its reason), %d failed, %d incomplete (scenes still failing transiently: run again); %d SINM payload(s); manifest %s\n",
-		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete, sum.Payloads, sum.Manifest)
+	fmt.Fprintf(stdout, "%s (partial: an indicator missing, with its reason; incomplete: scenes still failing transiently, run again); %d SINM payload(s); manifest %s\n",
+		statusCounts(sumCounts(sum)), sum.Payloads, sum.Manifest)
 	return runOutcome(sum, cfg.Out, stderr)
 }
 
-// runOutcome names the first failures on stderr (ids and reasons, which
-// never hold CPF/CNPJ) and turns a run with failed talhões, or without a
-// single payload, into exit 3.
+// sumCounts are a run's talhões by status.
+func sumCounts(sum pipeline.Summary) map[string]int {
+	return map[string]int{export.StatusOK: sum.OK, export.StatusPartial: sum.Partial,
+		export.StatusFailed: sum.Failed, export.StatusIncomplete: sum.Incomplete}
+}
+
+// runOutcome names the first talhões that are not ok on stderr (ids and
+// reasons, which never hold CPF/CNPJ), with the inspect command listing
+// each status that occurred, and turns a run with failed or incomplete
+// talhões, or without a single payload, into exit 3.
 func runOutcome(sum pipeline.Summary, out string, stderr io.Writer) error {
 	if sum.Failed == 0 && sum.Incomplete == 0 && sum.Payloads > 0 {
 		return nil
 	}
 	if len(sum.Failures) > 0 {
-		fmt.Fprintf(stderr, "first failures:\n")
+		fmt.Fprintf(stderr, "first talhões not ok:\n")
 		for _, f := range sum.Failures {
 			fmt.Fprintf(stderr, "  %s (%s): %s\n", printable(f.FieldID), f.Status, f.Reason)
 		}
 	}
-	fmt.Fprintf(stderr, "see every one: manejo inspect %s --status failed (and --status partial)\n", out)
-	if sum.Payloads == 0 {
-		return fmt.Errorf("no talhão got a SINM payload (%d talhões: %d partial, %d failed): %w", sum.Total, sum.Partial, sum.Failed, errPartial)
+	counts := sumCounts(sum)
+	for _, st := range []string{export.StatusFailed, export.StatusIncomplete, export.StatusPartial} {
+		if counts[st] > 0 {
+			fmt.Fprintf(stderr, "every %s one: manejo inspect %s --status %s\n", st, out, st)
+		}
 	}
-	return partialError(sum.Failed+sum.Incomplete, sum.Total)
+	if sum.Payloads == 0 {
+		return finished("no talhão got a SINM payload; %s", statusCounts(counts))
+	}
+	return finished("%d of %d talhões failed or incomplete; %s", sum.Failed+sum.Incomplete, sum.Total, statusCounts(counts))
 }
 
 // printable quotes an id holding control or format characters, so an id

@@ -82,10 +82,16 @@ func TestRunOutcome(t *testing.T) {
 	if !errors.Is(err, errPartial) || !strings.Contains(err.Error(), "no talhão got a SINM payload") {
 		t.Errorf("no payload: %v, want errPartial (exit 3)", err)
 	}
-	for _, want := range []string{"T-1 (partial): slope: DEM does not cover the talhão", `"T-\x1b[2J"`, "manejo inspect OUT --status failed"} {
+	for _, want := range []string{"T-1 (partial): slope: DEM does not cover the talhão", `"T-\x1b[2J"`, "manejo inspect OUT --status partial"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr %q lacks %q", stderr.String(), want)
 		}
+	}
+	// Issue 28 point 5: one vocabulary; a run of partial talhões does
+	// not say "failed", and points to the statuses it has.
+	if msg := err.Error() + stderr.String(); strings.Contains(msg, "failures") || strings.Contains(msg, "talhões failed") || strings.Contains(msg, "--status failed") ||
+		!strings.Contains(err.Error(), "2 talhões: 0 ok, 2 partial, 0 failed, 0 incomplete") {
+		t.Errorf("all partial: error %q, stderr %q; want the four counts and no failure", err, stderr.String())
 	}
 	stderr.Reset()
 	if err := runOutcome(pipeline.Summary{Total: 1, OK: 1, Payloads: 1}, "OUT", &stderr); err != nil || stderr.Len() > 0 {
@@ -115,12 +121,30 @@ func TestRunRefusesForeignFolder(t *testing.T) {
 }
 
 // TestInspectEarlyFailures: inspect --status failed lists the talhões
-// run.json records as failed that have no indicator row.
+// run.json records as failed that have no indicator row, --status
+// incomplete the incomplete ones (issue 28 point 5), and the counts hold
+// every status.
 func TestInspectEarlyFailures(t *testing.T) {
-	var b strings.Builder
-	printEarlyFailures(&b, []export.IndicatorRow{{FieldID: "A"}}, []export.Failure{
-		{FieldID: "A", Status: export.StatusFailed, Reason: "x"}, {FieldID: "B", Stage: "grid", Status: export.StatusFailed, Reason: "self-intersection"}}, export.StatusFailed)
-	if !strings.Contains(b.String(), "B (grid): self-intersection") || strings.Contains(b.String(), "A (") {
-		t.Errorf("early failures: %q", b.String())
+	rows := []export.IndicatorRow{{FieldID: "A", Status: export.StatusPartial}}
+	early := rowless(rows, []export.Manifest{{Failures: []export.Failure{
+		{FieldID: "A", Status: export.StatusPartial, Reason: "x"}, {FieldID: "B", Stage: "grid", Status: export.StatusFailed, Reason: "self-intersection"},
+		{FieldID: "C", Stage: "series", Status: export.StatusIncomplete, Reason: "2 scenes still failing"}}}})
+	for status, want := range map[string][]string{
+		export.StatusFailed:     {"B (grid): self-intersection", "3 talhões: 0 ok, 1 partial, 1 failed, 1 incomplete"},
+		export.StatusIncomplete: {"Incomplete: ", "C (series): 2 scenes still failing", "3 talhões: 0 ok, 1 partial, 1 failed, 1 incomplete"},
+		export.StatusOK:         {"no talhão is ok"},
+	} {
+		var b strings.Builder
+		if err := printIndicators(&b, rows, early, status, true); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("--status %s: output lacks %q:\n%s", status, w, b.String())
+			}
+		}
+		if strings.Contains(b.String(), "A (") || strings.Contains(b.String(), "TALHÃO") {
+			t.Errorf("--status %s: the partial talhão A is shown:\n%s", status, b.String())
+		}
 	}
 }

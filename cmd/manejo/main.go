@@ -56,12 +56,24 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
 
-// errPartial reports a run that finished with some talhões failed: exit 3.
-var errPartial = errors.New("some talhões failed")
+// errPartial reports a command that finished with some talhões (or
+// payloads) not ok: exit 3.
+var errPartial = errors.New("finished, not every talhão ok")
 
-// partialError wraps errPartial with a count for the message.
+// finishedError is an errPartial whose message is only its own.
+type finishedError struct{ msg string }
+
+func (e finishedError) Error() string { return e.msg }
+func (e finishedError) Unwrap() error { return errPartial }
+
+// finished is an errPartial with the message format gives.
+func finished(format string, a ...any) error {
+	return finishedError{fmt.Sprintf(format, a...)}
+}
+
+// partialError is an errPartial counting the talhões that failed.
 func partialError(failed, total int) error {
-	return fmt.Errorf("%d of %d talhões: %w", failed, total, errPartial)
+	return finished("%d of %d talhões failed", failed, total)
 }
 
 func main() {
@@ -107,7 +119,7 @@ func exitCode(err error, stderr io.Writer, name string) int {
 		fmt.Fprintf(stderr, "manejo %s: %v\n(see 'manejo %s --help')\n", name, err, name)
 		return exitUsage
 	case errors.Is(err, errPartial):
-		fmt.Fprintf(stderr, "manejo %s: finished with failures: %v\n", name, err)
+		fmt.Fprintf(stderr, "manejo %s: finished (exit 3): %v\n", name, err)
 		return exitPartial
 	default:
 		fmt.Fprintf(stderr, "manejo %s: %v\n", name, err)
@@ -125,7 +137,7 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].synopsis)
 	}
-	fmt.Fprintf(w, "\nRun 'manejo <command> --help' for the flags of a command.\nExit codes: 0 ok, 1 fatal, 2 usage, 3 finished with some talhões failed.\n")
+	fmt.Fprintf(w, "\nRun 'manejo <command> --help' for the flags of a command.\nExit codes: 0 ok, 1 fatal, 2 usage, 3 finished, some talhões failed or incomplete (run: or no SINM payload).\n")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
