@@ -27,11 +27,11 @@ import (
 // (issue 17 item 4: analyse on the demo run's own observations exported to
 // CSV with DuckDB). The query gives no declared practices, so no payload is
 // compared.
-func checkAnalyse(t *testing.T, db *sql.DB, dir, doc string) {
+func checkAnalyse(t *testing.T, db *sql.DB, dir, archive, doc string) {
 	var stmt string
 	for _, s := range sqlStatements(doc) {
 		if strings.Contains(s, "AS point_id") {
-			stmt = strings.TrimSuffix(strings.ReplaceAll(s, "DIR/", "out/"), ";")
+			stmt = strings.TrimSuffix(s, ";")
 		}
 	}
 	if stmt == "" {
@@ -43,7 +43,7 @@ func checkAnalyse(t *testing.T, db *sql.DB, dir, doc string) {
 	}
 	season, _ := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
 	out := filepath.Join(dir, "analysed")
-	sum, err := pipeline.AnalyseTable(context.Background(), pipeline.TableConfig{Observations: table, Sowing: filepath.Join(dir, "archive", "sowing.csv"),
+	sum, err := pipeline.AnalyseTable(context.Background(), pipeline.TableConfig{Observations: table, Sowing: filepath.Join(archive, "sowing.csv"),
 		Out: out, Season: season, AsOf: time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC),
 		Codes: sinm.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"}, Version: "test", Workers: 2})
 	if err != nil {

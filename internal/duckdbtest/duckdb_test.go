@@ -1,11 +1,13 @@
 // Package duckdbtest proves that the analysts' engine reads what manejo
-// writes: it runs the pipeline on a small synthetic archive, reads every
-// dataset of the run with DuckDB, checks each column's type against the row
-// types of export (the single definition of every column, which also
-// generates the tables of docs/outputs.md), checks the GeoParquet footer of
-// cells, and runs the SQL examples of README.md verbatim (and those of
-// docs/outputs.md with their DIR placeholder set), read from the documents at
-// test time so that the documents and this test cannot drift apart.
+// writes: it runs the pipeline on the demo's synthetic archive twice, as
+// `make demo` does (one output, one file per dataset) and sharded (a folder
+// of part files per dataset), reads every dataset of both with DuckDB,
+// checks each column's type against the row types of export (the single
+// definition of every column, which also generates the tables of
+// docs/outputs.md), checks the GeoParquet footer of cells, and runs every
+// SQL query of README.md and docs/*.md as written against both outputs,
+// read from the documents at test time so that the documents and this test
+// cannot drift apart (issue 28 point 6).
 //
 // It holds tests only: DuckDB (cgo, github.com/duckdb/duckdb-go/v2) is a test
 // dependency, never linked into bin/manejo.
@@ -33,39 +35,54 @@ import (
 	"github.com/manejo/manejo/sinm"
 )
 
-// shards is the number of shards of the demo run: every dataset becomes a
-// folder of part files, the layout the README's example reads.
-const shards = 2
+// layout is an output the documents' queries run against: the folder
+// holding it is the working directory and the output is called out, as
+// the documents write it.
+type layout struct {
+	name   string
+	shards int // 1: one file per dataset (make demo); n > 1: folders of n parts
+}
 
-// demoRun writes a small sharded run into dir/out: the six designed talhões
-// of the simulator, a 10-day revisit, as `make demo` runs them.
-func demoRun(t *testing.T, dir string) {
+// layouts are the demo's output and a sharded one.
+var layouts = []layout{{"demo", 1}, {"sharded", 2}}
+
+// demoArchive writes the archive of `make demo` (scripts/demo.sh: synth
+// --seed 1, default revisit) into dir/archive.
+func demoArchive(t *testing.T, dir string) string {
 	t.Helper()
-	ctx := context.Background()
 	archive := filepath.Join(dir, "archive")
-	if _, err := synth.Generate(ctx, synth.Options{Out: archive, Seed: 1, RevisitDays: 10}); err != nil {
+	if _, err := synth.Generate(context.Background(), synth.Options{Out: archive, Seed: 1}); err != nil {
 		t.Fatalf("synthetic archive: %v", err)
 	}
+	return archive
+}
+
+// demoRun runs the pipeline on the archive as scripts/demo.sh does, into
+// out, in l.shards shards.
+func demoRun(t *testing.T, archive, out string, l layout) {
+	t.Helper()
 	season, err := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range shards {
-		_, err := pipeline.Run(ctx, pipeline.Config{
+	for i := range l.shards {
+		cfg := pipeline.Config{
 			Fields:  filepath.Join(archive, "talhoes.geojson"),
 			Catalog: filepath.Join(archive, "catalog.json"),
 			DEM:     filepath.Join(archive, "dem.tif"),
 			Sowing:  filepath.Join(archive, "sowing.csv"),
-			Out:     filepath.Join(dir, "out"),
+			Out:     out,
 			Season:  season,
 			AsOf:    time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC),
 			Codes:   sinm.SatelliteCodes{"sentinel-2-l2a": "S01", "dem": "S09"},
-			Shard:   pipeline.Shard{Index: i, Count: shards},
 			Version: "test",
 			Workers: 2,
-		})
-		if err != nil {
-			t.Fatalf("run shard %d/%d: %v", i, shards, err)
+		}
+		if l.shards > 1 {
+			cfg.Shard = pipeline.Shard{Index: i, Count: l.shards}
+		}
+		if _, err := pipeline.Run(context.Background(), cfg); err != nil {
+			t.Fatalf("run %s %d/%d: %v", l.name, i, l.shards, err)
 		}
 	}
 }
@@ -117,23 +134,12 @@ func runDatasets() []export.Dataset {
 func TestDemoRunReadByDuckDB(t *testing.T) {
 	start := time.Now()
 	dir := t.TempDir()
-	demoRun(t, dir)
-	t.Logf("demo run (%d shards): %v", shards, time.Since(start).Round(time.Millisecond))
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	archive := demoArchive(t, dir)
+	docs := documentQueries(t)
+	for _, l := range layouts {
+		demoRun(t, archive, filepath.Join(dir, l.name, "out"), l)
 	}
-	outputsDoc, err := os.ReadFile(filepath.Join("..", "..", "docs", "outputs.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seriesDoc, err := os.ReadFile(filepath.Join("..", "..", "docs", "series.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The documents' paths are relative ('out/…'): run DuckDB where the
-	// output folder is called out.
-	t.Chdir(dir)
+	t.Logf("demo runs: %v", time.Since(start).Round(time.Millisecond))
 
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
@@ -141,48 +147,98 @@ func TestDemoRunReadByDuckDB(t *testing.T) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-
-	t.Run("types", func(t *testing.T) {
-		for _, d := range runDatasets() {
-			checkTypes(t, db, d)
-		}
-	})
-	t.Run("geoparquet", func(t *testing.T) { checkGeo(t, db) })
-	t.Run("README", func(t *testing.T) {
-		stmts := sqlStatements(string(readme))
-		if len(stmts) == 0 {
-			t.Fatal("README.md has no SQL example")
-		}
-		for _, s := range stmts {
-			if n := query(t, db, s); n == 0 {
-				t.Errorf("README example returned no row:\n%s", s)
+	var version string
+	if err := db.QueryRow("SELECT version()").Scan(&version); err == nil {
+		t.Logf("DuckDB %s", version)
+	}
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			// The documents' paths are relative ('out/…'): run DuckDB
+			// where the output folder is called out.
+			t.Chdir(filepath.Join(dir, l.name))
+			for _, d := range runDatasets() {
+				checkTypes(t, db, d, l.shards)
 			}
-		}
-	})
-	t.Run("outputs.md", func(t *testing.T) {
-		// docs/outputs.md writes the output folder as DIR.
-		stmts := sqlStatements(string(outputsDoc))
-		if len(stmts) == 0 {
-			t.Fatal("docs/outputs.md has no SQL example")
-		}
-		for _, s := range stmts {
-			query(t, db, strings.ReplaceAll(s, "DIR/", "out/"))
-		}
-	})
-	t.Run("analyse", func(t *testing.T) { checkAnalyse(t, db, dir, string(seriesDoc)) })
+			checkGeo(t, db, l.shards)
+			for _, q := range docs {
+				n := query(t, db, q.stmt)
+				if n == 0 && q.doc == "README.md" {
+					t.Errorf("%s example returned no row:\n%s", q.doc, q.stmt)
+				}
+			}
+		})
+	}
+	seriesDoc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "series.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(dir, "sharded"))
+	t.Run("analyse", func(t *testing.T) { checkAnalyse(t, db, filepath.Join(dir, "sharded"), archive, string(seriesDoc)) })
 	t.Logf("whole test: %v", time.Since(start).Round(time.Millisecond))
+}
+
+// repoRoot is the repository, from this package's folder.
+var repoRoot = filepath.Join("..", "..")
+
+// docQuery is one SQL statement of a document.
+type docQuery struct{ doc, stmt string }
+
+// documentQueries are the SQL statements of README.md and docs/*.md (code
+// blocks, and inline code that reads a dataset), each as written; there
+// must be some in README.md.
+func documentQueries(t *testing.T) []docQuery {
+	t.Helper()
+	docs, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	docs = append([]string{filepath.Join(repoRoot, "README.md")}, docs...)
+	var out []docQuery
+	for _, p := range docs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := filepath.Rel(repoRoot, p)
+		for _, s := range append(sqlStatements(string(b)), inlineQueries(string(b))...) {
+			out = append(out, docQuery{filepath.ToSlash(name), s})
+		}
+	}
+	if len(out) == 0 || out[0].doc != "README.md" {
+		t.Fatal("README.md has no SQL example")
+	}
+	return out
+}
+
+// inlineRead matches inline code that reads a dataset with DuckDB:
+// `read_parquet('…')`, or a whole `SELECT … FROM …`.
+var inlineRead = regexp.MustCompile("`((?:SELECT [^`]* FROM [^`]*)|(?:read_parquet\\('[^'`]*'\\)))`")
+
+// inlineQueries are a document's inline queries as statements: a
+// read_parquet call is selected from.
+func inlineQueries(doc string) []string {
+	var out []string
+	for _, m := range inlineRead.FindAllStringSubmatch(doc, -1) {
+		q := m[1]
+		if strings.HasPrefix(q, "read_parquet(") {
+			q = "SELECT count(*) FROM " + q
+		}
+		out = append(out, strings.TrimSuffix(q, ";")+";")
+	}
+	return out
 }
 
 // checkTypes reads dataset d as one table over its part files and compares
 // every column's DuckDB type with the one its row type declares.
-func checkTypes(t *testing.T, db *sql.DB, d export.Dataset) {
+func checkTypes(t *testing.T, db *sql.DB, d export.Dataset, shards int) {
 	t.Helper()
-	glob := filepath.Join("out", d.File(), "*.parquet")
-	parts, _ := filepath.Glob(glob)
-	if len(parts) != shards {
-		t.Errorf("%s: %d part files, want %d", d.File(), len(parts), shards)
+	file := filepath.Join("out", d.File())
+	parts := []string{file}
+	if shards > 1 {
+		parts, _ = filepath.Glob(filepath.Join(file, "*.parquet"))
+	}
+	if st, err := os.Stat(file); err != nil || st.IsDir() != (shards > 1) || len(parts) != shards {
+		t.Errorf("%s: %d part files (%v), want %d", d.File(), len(parts), err, shards)
 		return
 	}
+	glob := file // a file, or a folder of parts: DuckDB reads both as one table
 	rows, err := db.Query(fmt.Sprintf("DESCRIBE SELECT * FROM read_parquet('%s')", glob))
 	if err != nil {
 		t.Errorf("%s: DuckDB cannot read it: %v", d.File(), err)
@@ -231,8 +287,8 @@ func checkTypes(t *testing.T, db *sql.DB, d export.Dataset) {
 // checkGeo reads the footer of every part of cells.parquet through DuckDB:
 // each carries the GeoParquet 1.1 `geo` key naming geometry (WKB) as the
 // primary column and bbox as its covering.
-func checkGeo(t *testing.T, db *sql.DB) {
-	glob := filepath.Join("out", export.Cells.File(), "*.parquet")
+func checkGeo(t *testing.T, db *sql.DB, shards int) {
+	glob := filepath.Join("out", export.Cells.File())
 	rows, err := db.Query(fmt.Sprintf("SELECT file_name, decode(value) FROM parquet_kv_metadata('%s') WHERE decode(key) = 'geo' ORDER BY file_name", glob))
 	if err != nil {
 		t.Fatal(err)
