@@ -35,6 +35,14 @@ type Sources struct {
 
 	RemoteSensing File // RemoteSensingColumns; R nil when none
 
+	// Declared, when set, gives a talhão's declared plantioContorno (0 or
+	// 1; ok false when it declares none), read by the caller from the
+	// run's SINM payloads. A talhão of Run that declares it gets
+	// contour_pct 100 (1) or 0 (0): the declaration is all or nothing, and
+	// without it a talhão with slope ≥ 3 % is not classifiable. A
+	// contour_pct of RemoteSensing overrides it.
+	Declared func(fieldID string) (plantioContorno int, ok bool)
+
 	// LastYear is the last of the agricultural years D looks at, the same
 	// for every talhão; 0 means the latest agri_year of Crops.
 	LastYear zarc.AgriYear
@@ -71,6 +79,7 @@ func Preview(src Sources) (Batch, error) {
 		if rs, err = readRun(src.Run, src.RunName); err != nil {
 			return Batch{}, err
 		}
+		declaredContour(rs, src.Declared)
 	}
 	if src.RemoteSensing.R != nil {
 		if err := readRemoteSensing(src.RemoteSensing, rs, bad); err != nil {
@@ -247,6 +256,20 @@ type remoteSensing struct {
 	t, c, slope, contour       *float64
 	notes                      map[string]string
 	fromRun, fromCSV, haveCrop bool
+}
+
+// declaredContour sets contour_pct of the talhões of a run that declare
+// plantioContorno (Sources.Declared).
+func declaredContour(rs map[string]remoteSensing, declared func(string) (int, bool)) {
+	if declared == nil {
+		return
+	}
+	for id, v := range rs {
+		if d, ok := declared(id); ok && (d == 0 || d == 1) {
+			v.contour = new(float64(100 * d))
+			rs[id] = v
+		}
+	}
 }
 
 // readRun reads the indicators dataset of a run's output folder.

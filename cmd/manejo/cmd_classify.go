@@ -3,14 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 
-	"maps"
-
 	"github.com/manejo/manejo/classify"
+	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/zarc"
 )
@@ -116,6 +118,7 @@ func classifySources(ctx context.Context, f classifyFlags) (classify.Sources, er
 			return src, err
 		}
 		src.RunName = f.rsDir
+		src.Declared = declaredPractices(src.Run)
 	}
 	if f.rsCSV != "" {
 		if src.RemoteSensing, err = readInput(ctx, f.rsCSV); err != nil {
@@ -123,6 +126,25 @@ func classifySources(ctx context.Context, f classifyFlags) (classify.Sources, er
 		}
 	}
 	return src, nil
+}
+
+// declaredPractices reads a talhão's declared plantioContorno from its SINM
+// payload in the run's output folder (sinm/<id>.json): the talhões file's
+// declaration, carried into the preview (issue 28 point 3).
+func declaredPractices(run fs.FS) func(string) (int, bool) {
+	return func(id string) (int, bool) {
+		b, err := fs.ReadFile(run, sinm.PayloadName(id))
+		if err != nil {
+			return 0, false
+		}
+		var p struct {
+			PlantioContorno *int `json:"plantioContorno"`
+		}
+		if json.Unmarshal(b, &p) != nil || p.PlantioContorno == nil {
+			return 0, false
+		}
+		return *p.PlantioContorno, true
+	}
 }
 
 // readInput reads the CSV at loc (local, s3:// or http(s)://).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/sinm"
 )
 
 var classifyData = filepath.Join("..", "..", "testdata", "classify")
@@ -144,11 +146,29 @@ func TestClassifyCLIRunFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "indicators.parquet"), buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Issue 28 point 3: T02 declares plantioContorno 0 in its payload (the
+	// talhões file's declaration): read as contour on 0 % of the area, so
+	// IN 3.2.1 I applies (slope 6.4 %) instead of "missing contour_pct".
+	if err := os.MkdirAll(filepath.Join(dir, "sinm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sinm.PayloadName("T02")), []byte(`{"plantioContorno":0,"terraceamento":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runClassifyCLI(t, "--soil", filepath.Join(classifyData, "soil.csv"), "--crops", filepath.Join(classifyData, "crops.csv"),
+		"--rs", dir, "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r := decodeResults(t, stdout)["T02"]; lvl(r.Level) != 1 || len(r.Missing) > 0 || !strings.Contains(fmt.Sprint(r.Rules), "contour planting on 0 %") {
+		t.Errorf("T02 declared plantioContorno 0: level %d, missing %v, rules %v; want NM1 by IN 3.2.1 I", lvl(r.Level), r.Missing, r.Rules)
+	}
+	// A contour_pct of --rs-csv overrides the declaration.
 	contour := filepath.Join(t.TempDir(), "contour.csv")
 	if err := os.WriteFile(contour, []byte("field_id,crop,t_years,c_pct,slope_pct,contour_pct\nT02,,,,,90\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runClassifyCLI(t, "--soil", filepath.Join(classifyData, "soil.csv"), "--crops", filepath.Join(classifyData, "crops.csv"),
+	code, stdout, stderr = runClassifyCLI(t, "--soil", filepath.Join(classifyData, "soil.csv"), "--crops", filepath.Join(classifyData, "crops.csv"),
 		"--rs", dir, "--rs-csv", contour, "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
