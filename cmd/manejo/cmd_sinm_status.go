@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sinm/client"
@@ -47,7 +48,7 @@ func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	preview, err := readPreview(ctx, cmp.Or(*previewDir, f.in), stderr)
+	preview, err := readPreview(ctx, cmp.Or(*previewDir, f.in), out, stderr)
 	if err != nil {
 		return err
 	}
@@ -62,8 +63,9 @@ func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // readPreview reads classification.parquet of dir; none is a note, not an
-// error (nothing is compared).
-func readPreview(ctx context.Context, dir string, stderr io.Writer) ([]export.ClassificationRow, error) {
+// error (nothing is compared). A preview older than the run of the output
+// folder out is compared with a warning (issue 28 point 4).
+func readPreview(ctx context.Context, dir string, out fs.FS, stderr io.Writer) ([]export.ClassificationRow, error) {
 	fsys, err := openOutput(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -76,7 +78,32 @@ func readPreview(ctx context.Context, dir string, stderr io.Writer) ([]export.Cl
 	if err != nil {
 		return nil, fmt.Errorf("read the preview: %w", err)
 	}
+	if msg := stalePreview(fsys, out); msg != "" {
+		fmt.Fprintf(stderr, "manejo sinm: warning: %s in %s %s: it previews an earlier run; run 'manejo classify --rs ... --out %s' again (compared anyway)\n",
+			export.Classification.File(), dir, msg, dir)
+	}
 	return rows, nil
+}
+
+// stalePreview says how the preview (classification.parquet of preview)
+// is older than the last run of the output folder out (run.json, or the
+// shards' run/part-*.json, finished_at), "" when it is not.
+func stalePreview(preview, out fs.FS) string {
+	st, err := fs.Stat(preview, export.Classification.File())
+	if err != nil {
+		return ""
+	}
+	var last time.Time
+	for _, m := range readManifests(out) {
+		if m.FinishedAt.After(last) {
+			last = m.FinishedAt
+		}
+	}
+	if last.IsZero() || !st.ModTime().Before(last) {
+		return ""
+	}
+	const f = "2006-01-02 15:04:05 MST"
+	return fmt.Sprintf("(written %s) is older than the run (finished %s)", st.ModTime().UTC().Format(f), last.UTC().Format(f))
 }
 
 // writeDataset writes the rows of ds as one Parquet file into the output

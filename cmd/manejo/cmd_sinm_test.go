@@ -208,12 +208,20 @@ func TestSINMStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "classification.parquet"), pq.Bytes(), 0o644)
+	// Issue 28 point 4: the run was re-run after the preview was made.
+	var m bytes.Buffer
+	finished := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
+	export.WriteManifest(&m, export.Manifest{Version: "v1", FinishedAt: finished})
+	os.WriteFile(filepath.Join(dir, "run.json"), m.Bytes(), 0o644)
+	if err := os.Chtimes(filepath.Join(dir, "classification.parquet"), finished.Add(-time.Hour), finished.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 
 	stdout.Reset()
 	stderr.Reset()
 	code := runMain(context.Background(), append([]string{"sinm", "status"}, endpoints...), &stdout, &stderr)
 	got := stdout.String()
-	for _, want := range []string{"A key KEY-…: pending", "B key KEY-…: complete NM2", "B differs: level: SINM NM2, preview NM3", "B differs: T: SINM level 1, preview NM3",
+	for _, want := range []string{"A key KEY-…: pending", "B key KEY-…: complete NM2", "B differs: management level: SINM NM2, preview NM3", "B differs: T indicator level (Tabela 1, 1–4): SINM 1, preview 3",
 		"2 delivered talhão(ões): 1 complete (1 differ from the preview), 1 pending, 0 error(s)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("status output lacks %q", want)
@@ -221,6 +229,15 @@ func TestSINMStatus(t *testing.T) {
 	}
 	if code != exitOK {
 		t.Errorf("exit %d\n%s%s", code, got, stderr.String())
+	}
+	if want := "warning: classification.parquet in " + dir + " (written 2026-12-01 10:00:00 UTC) is older than the run (finished 2026-12-01 11:00:00 UTC)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+	// A preview made after the run is compared without a warning.
+	os.Chtimes(filepath.Join(dir, "classification.parquet"), finished.Add(time.Minute), finished.Add(time.Minute))
+	stderr.Reset()
+	if runMain(context.Background(), append([]string{"sinm", "status"}, endpoints...), &stdout, &stderr); strings.Contains(stderr.String(), "older") {
+		t.Errorf("a fresh preview is called stale:\n%s", stderr.String())
 	}
 	rows, err := export.ReadDataset[export.SINMResultRow](os.DirFS(dir))
 	if err != nil || len(rows) != 2 || rows[1].Status != "complete" || *rows[1].PreviewLevel != 3 || len(rows[1].Differences) != 2 {

@@ -47,13 +47,14 @@ func previewLevels(p export.ClassificationRow) map[string]*int32 {
 	return map[string]*int32{"V": p.VLevel, "Ca": p.CaLevel, "m": p.MLevel, "T": p.TLevel, "C": p.CLevel, "D": p.DLevel}
 }
 
-// compare lists where SINM's answer (row) differs from the preview p: the
-// level, Mi (scoreMedio, to 0.01) and each indicator's level (scoreParcial),
-// naming the indicator.
+// compare lists where SINM's answer (row) differs from the preview p, like
+// with like and saying which is which (issue 28 point 7): the management
+// level (NM1–NM4), Mi (scoreMedio, to 0.01) and each indicator's Tabela 1
+// level (scoreParcial, 1–4), naming the indicator.
 func compare(row export.SINMResultRow, scores map[string]float64, p export.ClassificationRow) []string {
 	var out []string
 	if lv := optInt(row.Level); lv != optInt(p.Level) {
-		out = append(out, fmt.Sprintf("level: SINM %s, preview %s", nm(row.Level), nm(p.Level)))
+		out = append(out, fmt.Sprintf("management level: SINM %s, preview %s", nm(row.Level), nm(p.Level)))
 	}
 	if row.ScoreMedio != nil && p.Mi != nil && math.Abs(*row.ScoreMedio-*p.Mi) > 0.005 {
 		out = append(out, fmt.Sprintf("Mi: SINM %.2f, preview %.2f", *row.ScoreMedio, *p.Mi))
@@ -62,10 +63,19 @@ func compare(row export.SINMResultRow, scores map[string]float64, p export.Class
 	for _, code := range []string{"V", "Ca", "m", "T", "C", "D"} {
 		score, ok := scores[code]
 		if pl := levels[code]; ok && (pl == nil || float64(*pl) != score) {
-			out = append(out, fmt.Sprintf("%s: SINM level %v, preview %s", code, score, nm(pl)))
+			out = append(out, fmt.Sprintf("%s indicator level (Tabela 1, 1–4): SINM %v, preview %s", code, score, indicatorLevel(pl)))
 		}
 	}
 	return out
+}
+
+// indicatorLevel writes a preview's indicator level, "not measured" when
+// it has none.
+func indicatorLevel(p *int32) string {
+	if p == nil {
+		return "not measured"
+	}
+	return fmt.Sprint(*p)
 }
 
 func optInt(p *int32) int32 {

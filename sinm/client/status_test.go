@@ -54,7 +54,7 @@ func TestStatusPendingEqualDifferent(t *testing.T) {
 	if b.Status != client.StatusComplete || *b.Level != 3 || *b.ScoreMedio != 2.5 || len(b.Indicators) != 4 || len(b.Differences) != 0 || len(b.Restrictive) != 1 {
 		t.Errorf("B: %+v, want complete and equal", b)
 	}
-	want := "level: SINM NM2, preview NM3; T: SINM level 2, preview NM3"
+	want := "management level: SINM NM2, preview NM3; T indicator level (Tabela 1, 1–4): SINM 2, preview 3"
 	if c.Status != client.StatusComplete || strings.Join(c.Differences, "; ") != want {
 		t.Errorf("C differences %q, want %q", c.Differences, want)
 	}
