@@ -64,6 +64,7 @@ type Tokens struct {
 	token   string
 	refresh time.Time // fetch again from this instant on
 	fetches int
+	secrets secrets // the secret, the id and every token: never in a message
 }
 
 // Fetches returns how many tokens were obtained.
@@ -113,6 +114,7 @@ func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 	if t.Creds.ClientID == "" || t.Creds.Secret == "" {
 		return "", 0, fmt.Errorf("%w: none given (set SINM_CLIENT_ID and SINM_CLIENT_SECRET)", ErrCredentials)
 	}
+	t.secrets.add(t.Creds.Secret, t.Creds.ClientID)
 	form := url.Values{"grant_type": {"client_credentials"}, "client_id": {t.Creds.ClientID}, "client_secret": {t.Creds.Secret}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, strings.NewReader(form.Encode()))
 	if err != nil {
@@ -120,13 +122,12 @@ func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	hc := t.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
+	resp, err := do(t.HTTP, req)
+	if errors.Is(err, ErrRedirect) {
+		return "", 0, fmt.Errorf("sinm token: %w", err)
 	}
-	resp, err := hc.Do(req)
 	if err != nil {
-		return "", 0, fmt.Errorf("sinm token: %s", Scrub(err.Error()))
+		return "", 0, fmt.Errorf("sinm token: %s", t.scrub(err.Error()))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
@@ -136,7 +137,7 @@ func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 			Description string `json:"error_description"`
 		}
 		_ = json.Unmarshal(body, &e)
-		err := fmt.Errorf("sinm token: Keycloak answered %d %s %s", resp.StatusCode, Scrub(e.Error), Scrub(e.Description))
+		err := fmt.Errorf("sinm token: Keycloak answered %d %s %s", resp.StatusCode, t.scrub(e.Error), t.scrub(e.Description))
 		if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
 			err = fmt.Errorf("%w: %w", ErrCredentials, err)
 		}
@@ -149,8 +150,13 @@ func (t *Tokens) fetch(ctx context.Context) (string, time.Duration, error) {
 	if err := json.Unmarshal(body, &tr); err != nil || tr.AccessToken == "" {
 		return "", 0, fmt.Errorf("sinm token: Keycloak answer has no access_token")
 	}
+	t.secrets.add(tr.AccessToken)
 	if tr.ExpiresIn <= 0 {
 		tr.ExpiresIn = 300 // Keycloak's default
 	}
 	return tr.AccessToken, time.Duration(tr.ExpiresIn) * time.Second, nil
 }
+
+// scrub cleans a message of Keycloak's: the secret, the id and the tokens
+// replaced, digit runs scrubbed, cut to MaxMessageBytes.
+func (t *Tokens) scrub(s string) string { return (&Client{Tokens: t}).clean(s, "") }

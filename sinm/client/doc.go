@@ -5,9 +5,11 @@
 // folder) and reads SINM's classification back to compare it with the local
 // preview (classification.parquet).
 //
-// Secrets never leave this package in text: the client secret and the token
-// are not printed, classification keys (capabilities) appear only as a
-// prefix (Redact), and every message from SINM is scrubbed of anything that
-// looks like a CPF or CNPJ before it is reported (Scrub). docs/sinm.md
-// describes the operator's view.
+// Secrets never leave this package in text: every message on its way out
+// (outcomes, ledger, status rows, log lines, errors) passes one filter that
+// replaces the actual client secret, client id and tokens, reduces keys to
+// a prefix (Redact), scrubs CPF/CNPJ-like digits (Scrub) and caps its
+// length (MaxMessageBytes, MaxMessages). Requests follow no redirect to
+// another host (ErrRedirect), and a submit holds the ledger's lock
+// (ErrLedgerBusy). docs/sinm.md describes the operator's view.
 package client

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +32,8 @@ type Client struct {
 
 	// Sleep waits d or until ctx ends; nil sleeps for real. Tests record.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Logf reports retries; it never receives a secret (keys are redacted).
+	// Logf reports retries; every line has passed clean: no secret,
+	// token, full key or CPF/CNPJ-like digits, at most MaxMessageBytes.
 	Logf func(format string, args ...any)
 
 	retries atomic.Int64
@@ -52,8 +52,10 @@ type Response struct {
 
 // request sends method path with body (JSON, may be nil), retrying 429, 5xx
 // and transport errors with exponential backoff or Retry-After, and a 401
-// once after a fresh token. key is only used to redact log lines. A 403 is
-// ErrForbidden; other codes are returned as they are.
+// once after a fresh token. key is only used to clean messages: every
+// returned error and log line has passed Client.clean. A 403 is
+// ErrForbidden, refused credentials ErrCredentials, a redirect to another
+// host ErrRedirect (none retried); other codes are returned as they are.
 func (c *Client) request(ctx context.Context, method, path string, body []byte, key string) (Response, error) {
 	attempts := cmp.Or(c.MaxAttempts, 6)
 	wait := cmp.Or(c.Backoff, time.Second)
@@ -66,18 +68,19 @@ func (c *Client) request(ctx context.Context, method, path string, body []byte, 
 		}
 		d := wait
 		switch {
-		case errors.Is(err, ErrCredentials):
-			return Response{}, err
+		case stops(err):
+			return Response{}, c.cleanErr(err, key)
 		case err != nil:
-			last = Scrub(redactPath(err.Error(), key))
+			last = err.Error()
 		case resp.Code == http.StatusUnauthorized && !refreshed:
 			refreshed = true
 			c.retries.Add(1)
-			c.logf("%s %s: 401, fetching a new token", method, redactPath(path, key))
+			c.logf(key, "%s %s: 401, fetching a new token", method, path)
 			try--
 			continue
 		case resp.Code == http.StatusForbidden:
-			return Response{Code: resp.Code, Body: resp.Body}, fmt.Errorf("%w (%s)", ErrForbidden, strings.Join(parseProblem(resp.Code, resp.Body, key), "; "))
+			err := fmt.Errorf("%w (%s)", ErrForbidden, strings.Join(parseProblem(resp.Code, resp.Body, key), "; "))
+			return Response{Code: resp.Code, Body: resp.Body}, c.cleanErr(err, key)
 		case resp.Code == http.StatusTooManyRequests || resp.Code >= 500:
 			last = fmt.Sprintf("HTTP %d", resp.Code)
 			if ra, ok := retryAfter(resp.header); ok {
@@ -87,11 +90,12 @@ func (c *Client) request(ctx context.Context, method, path string, body []byte, 
 			return Response{Code: resp.Code, Body: resp.Body}, nil
 		}
 		if try >= attempts {
-			return Response{Code: resp.Code, Body: resp.Body}, fmt.Errorf("%s %s: gave up after %d attempts: %s", method, redactPath(path, key), try, last)
+			err := fmt.Errorf("%s %s: gave up after %d attempts: %s", method, path, try, last)
+			return Response{Code: resp.Code, Body: resp.Body}, c.cleanErr(err, key)
 		}
 		d = min(d, cmp.Or(c.MaxWait, 2*time.Minute))
 		c.retries.Add(1)
-		c.logf("%s %s: %s, retry %d in %s", method, redactPath(path, key), last, try, d)
+		c.logf(key, "%s %s: %s, retry %d in %s", method, path, last, try, d)
 		if err := c.sleep(ctx, d); err != nil {
 			return Response{}, err
 		}
@@ -130,11 +134,7 @@ func (c *Client) once(ctx context.Context, method, path string, body []byte) (ra
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := do(c.HTTP, req)
 	if err != nil {
 		return rawResponse{}, err
 	}
@@ -189,9 +189,10 @@ func (c *Client) sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (c *Client) logf(format string, args ...any) {
+// logf hands Logf one line, cleaned (Client.clean) with key.
+func (c *Client) logf(key, format string, args ...any) {
 	if c.Logf != nil {
-		c.Logf(format, args...)
+		c.Logf("%s", c.clean(fmt.Sprintf(format, args...), key))
 	}
 }
 
@@ -208,13 +209,4 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 		return max(time.Until(t), 0), true
 	}
 	return 0, false
-}
-
-// redactPath shows a request path with its key redacted.
-func redactPath(path, key string) string {
-	if key == "" {
-		return path
-	}
-	path = strings.ReplaceAll(path, key, Redact(key))
-	return strings.ReplaceAll(path, url.PathEscape(key), Redact(key))
 }

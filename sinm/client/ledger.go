@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -68,19 +67,35 @@ type Ledger struct {
 	Skipped int               // unreadable lines (a line cut by a kill)
 }
 
-// OpenLedger reads the ledger at path (ReadLedger) and opens it for
-// appending.
+// ErrLedgerBusy is a ledger another process (another `manejo sinm submit`
+// on the same output folder) holds open for appending. Two of them would
+// both read "not delivered" and both POST (issue 27 D6).
+var ErrLedgerBusy = errors.New("sinm: the ledger is in use by another sinm submit")
+
+// OpenLedger opens the ledger at path for appending, holding an exclusive
+// lock on it until Close (lockFile: released by the kernel when the
+// process dies, so a kill leaves no stale lock), then reads it
+// (ReadLedger). A ledger another process holds is ErrLedgerBusy, at once:
+// nothing is read or sent.
 func OpenLedger(path string) (*Ledger, error) {
-	l, cut, err := readLedger(path)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("ledger folder: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, ErrLedgerBusy) {
+			return nil, fmt.Errorf("%w: %s (one submit at a time per output folder; run it again when the other ends)", ErrLedgerBusy, path)
+		}
+		return nil, fmt.Errorf("lock ledger: %w", err)
+	}
+	l, cut, err := readLedger(path)
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	if cut { // a line cut by a kill must not glue onto the next record
 		if _, err := f.WriteString("\n"); err != nil {
@@ -93,40 +108,41 @@ func OpenLedger(path string) (*Ledger, error) {
 }
 
 // ReadLedger reads the ledger at path (missing: empty) without opening it
-// for writing (Append fails). A line that is not JSON (the last line cut
-// short by a kill) is counted in Skipped and otherwise ignored.
+// for writing (Append fails) or locking it. Lines of any length are read;
+// a line that is not a record (the last line cut short by a kill) is
+// counted in Skipped and otherwise ignored.
 func ReadLedger(path string) (*Ledger, error) {
 	l, _, err := readLedger(path)
 	return l, err
 }
 
 func readLedger(path string) (*Ledger, bool, error) {
-	l := &Ledger{path: path, state: map[string]*FieldState{}, intents: map[string]Record{}}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, fmt.Errorf("read ledger: %w", err)
 	}
-	cut := len(data) > 0 && data[len(data)-1] != '\n'
-	if cut {
-		data = append(data, '\n')
-	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var r Record
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+	l := parseLedger(data)
+	l.path = path
+	return l, len(data) > 0 && data[len(data)-1] != '\n', nil
+}
+
+// parseLedger folds the records of a ledger's bytes, one per line.
+func parseLedger(data []byte) *Ledger {
+	l := &Ledger{state: map[string]*FieldState{}, intents: map[string]Record{}}
+	for len(data) > 0 {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if json.Unmarshal(sc.Bytes(), &r) != nil || r.ID == "" {
+		var r Record
+		if json.Unmarshal(line, &r) != nil || r.ID == "" {
 			l.Skipped++
 			continue
 		}
 		l.apply(r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, false, fmt.Errorf("read ledger: %w", err)
-	}
-	return l, cut, nil
+	return l
 }
 
 // Close closes the file.

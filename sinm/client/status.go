@@ -47,8 +47,9 @@ func Status(ctx context.Context, c *Client, led *Ledger, keys map[string]string,
 			continue
 		}
 		scores, err := readBack(ctx, c, key, &row)
+		c.cleanRow(&row, key)
 		if err != nil {
-			return rows, err
+			return rows, c.cleanErr(err, key)
 		}
 		if p, ok := pre[id]; ok && row.Status == StatusComplete {
 			row.PreviewLevel = p.Level
@@ -60,7 +61,9 @@ func Status(ctx context.Context, c *Client, led *Ledger, keys map[string]string,
 }
 
 // readBack fills row from GET classificacoes/{key} and its racional, and
-// returns the indicator scores (scoreParcial) by preview indicator.
+// returns the indicator scores (scoreParcial) by preview indicator. An
+// answer without a level manejo can read is an error naming what it holds
+// (issue 27 D20), its racional still read.
 func readBack(ctx context.Context, c *Client, key string, row *export.SINMResultRow) (map[string]float64, error) {
 	path := "/api/v1/classificacoes/" + url.PathEscape(key)
 	resp, err := c.request(ctx, http.MethodGet, path, nil, key)
@@ -69,7 +72,7 @@ func readBack(ctx context.Context, c *Client, key string, row *export.SINMResult
 	case stops(err) || ctx.Err() != nil:
 		return nil, err
 	case err != nil:
-		row.Error = Scrub(err.Error())
+		row.Error = err.Error()
 		return nil, nil
 	case resp.Code == http.StatusNotFound:
 		row.Status = StatusPending
@@ -79,45 +82,72 @@ func readBack(ctx context.Context, c *Client, key string, row *export.SINMResult
 		return nil, nil
 	}
 	row.Status = StatusComplete
-	row.Level = levelOf(resp.Body)
+	var found string
+	if row.Level, found = levelOf(resp.Body); row.Level == nil {
+		row.Status, row.Error = StatusError, "SINM's classification has no level manejo can read ("+found+")"
+	}
 	resp, err = c.request(ctx, http.MethodGet, path+"/racional", nil, key)
 	switch {
 	case stops(err) || ctx.Err() != nil:
 		return nil, err
 	case err != nil:
-		row.Error = "racional: " + Scrub(err.Error())
+		addError(row, "racional: "+err.Error())
 	case resp.Code != http.StatusOK:
-		row.Error = "racional: " + strings.Join(parseProblem(resp.Code, resp.Body, key), "; ")
+		addError(row, "racional: "+strings.Join(parseProblem(resp.Code, resp.Body, key), "; "))
 	default:
 		return fillRacional(resp.Body, row), nil
 	}
 	return nil, nil
 }
 
+// addError appends msg to row.Error.
+func addError(row *export.SINMResultRow, msg string) {
+	if row.Error != "" {
+		msg = row.Error + "; " + msg
+	}
+	row.Error = msg
+}
+
+// cleanRow passes the row's texts from SINM through Client.clean.
+func (c *Client) cleanRow(row *export.SINMResultRow, key string) {
+	row.Error = c.clean(row.Error, key)
+	row.Indicators = c.cleanAll(row.Indicators, key)
+	row.Restrictive = c.cleanAll(row.Restrictive, key)
+}
+
 // levelFields are the names under which a classification answer may carry
 // its level ("NM3", "3" or 3); the first present wins.
 var levelFields = []string{"nivelManejo", "nivel", "nivelManejoFinal", "nivelFinal", "classificacao"}
 
-// levelOf reads SINM's level from a classification answer; nil when absent.
-func levelOf(body []byte) *int32 {
+// levelOf reads SINM's level from a classification answer. Without one it
+// returns nil and what it found instead: the first level field present and
+// its value, or that there is none.
+func levelOf(body []byte) (*int32, string) {
 	var m map[string]any
 	if json.Unmarshal(body, &m) != nil {
-		return nil
+		return nil, "the answer is not a JSON object"
+	}
+	found := "none of " + strings.Join(levelFields, ", ")
+	for i := len(levelFields) - 1; i >= 0; i-- {
+		if v, ok := m[levelFields[i]]; ok {
+			b, _ := json.Marshal(v)
+			found = fmt.Sprintf("%s: %s", levelFields[i], b)
+		}
 	}
 	for _, f := range levelFields {
 		switch v := m[f].(type) {
 		case float64:
 			if v >= 1 && v <= 4 && v == math.Trunc(v) {
-				return new(int32(v))
+				return new(int32(v)), ""
 			}
 		case string:
 			n, err := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(v)), "NM"))
 			if err == nil && n >= 1 && n <= 4 {
-				return new(int32(n))
+				return new(int32(n)), ""
 			}
 		}
 	}
-	return nil
+	return nil, found
 }
 
 // racional is the shape of GET classificacoes/{key}/racional.
@@ -140,7 +170,7 @@ type racional struct {
 func fillRacional(body []byte, row *export.SINMResultRow) map[string]float64 {
 	var r racional
 	if err := json.Unmarshal(body, &r); err != nil {
-		row.Error = "racional: not the expected JSON"
+		addError(row, "racional: not the expected JSON")
 		return nil
 	}
 	scores := map[string]float64{}
@@ -157,7 +187,7 @@ func fillRacional(body []byte, row *export.SINMResultRow) map[string]float64 {
 			scores[code] = *i.ScoreParcial
 			s += " [" + code + "]"
 		}
-		row.Indicators = append(row.Indicators, Scrub(s))
+		row.Indicators = append(row.Indicators, s)
 	}
 	for _, f := range r.FatoresRestritivos {
 		b, _ := json.Marshal(f)
@@ -165,7 +195,7 @@ func fillRacional(body []byte, row *export.SINMResultRow) map[string]float64 {
 		if str, ok := f.(string); ok {
 			s = str
 		}
-		row.Restrictive = append(row.Restrictive, Scrub(s))
+		row.Restrictive = append(row.Restrictive, s)
 	}
 	return scores
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"regexp"
 	"sync"
 
 	"github.com/manejo/manejo/sinm"
@@ -66,9 +68,12 @@ type SubmitOptions struct {
 // Submit validates every payload against the schema, then sends what the
 // ledger says is new, changed or unresolved, with opt.Concurrency workers.
 // Each request is preceded by an intent record and followed by a result
-// record in the ledger. A 403 (ErrForbidden) or refused credentials
-// (ErrCredentials) stop the run: requests in flight finish, no new one starts; a cancelled ctx stops it too, leaving
-// the intents of requests in flight open.
+// record in the ledger. A 403 (ErrForbidden), refused credentials
+// (ErrCredentials) or a redirect to another host (ErrRedirect) stop the
+// run: requests in flight finish, no new one starts; a cancelled ctx stops
+// it too, leaving the intents of requests in flight open. Every message in
+// the outcomes, the ledger and the returned error has passed one filter
+// (no secret, token, full key or CPF/CNPJ; capped, see MaxMessageBytes).
 func Submit(ctx context.Context, c *Client, led *Ledger, items []Item, opt SubmitOptions) ([]Outcome, error) {
 	out := make([]Outcome, len(items))
 	var (
@@ -116,7 +121,7 @@ feed:
 	close(jobs)
 	wg.Wait()
 	if stopErr != nil {
-		return out, stopErr
+		return out, c.cleanErr(stopErr, "")
 	}
 	return out, ctx.Err()
 }
@@ -149,9 +154,11 @@ func deliver(ctx context.Context, c *Client, led *Ledger, it Item, opt SubmitOpt
 	o := Outcome{FieldID: it.FieldID, KeyPrefix: Redact(it.Key), Bytes: len(it.Payload), Counts: countsOf(it.Payload)}
 	if v := sinm.ValidatePayload(bytes.NewReader(it.Payload)); len(v) > 0 {
 		o.Action = ActionInvalid
-		for _, x := range v {
-			o.Errors = append(o.Errors, Scrub(x.String()))
+		msgs := make([]string, len(v))
+		for i, x := range v {
+			msgs[i] = x.String()
 		}
+		o.Errors = c.cleanAll(msgs, it.Key)
 		return o, nil
 	}
 	var replaces string
@@ -197,17 +204,20 @@ func send(ctx context.Context, c *Client, led *Ledger, it Item, rec Record, o *O
 		return ctx.Err()
 	}
 	o.Code = resp.Code
+	var msgs []string
 	switch {
 	case err != nil:
-		o.Errors = append(o.Errors, Scrub(redactPath(err.Error(), it.Key)))
+		msgs = []string{err.Error()}
 	case o.Delivered():
 		o.UUID = uuidOf(resp.Body)
 		if o.UUID == "" && rec.Method == http.MethodPut {
 			o.UUID = rec.ReplacesUUID
 		}
 	default:
-		o.Errors = append(o.Errors, parseProblem(resp.Code, resp.Body, it.Key)...)
+		msgs = parseProblem(resp.Code, resp.Body, it.Key)
 	}
+	// The one place SINM's words enter the outcome and the ledger.
+	o.Errors = append(o.Errors, c.cleanAll(msgs, it.Key)...)
 	rec.Op, rec.Code, rec.UUID, rec.Errors = OpResult, o.Code, o.UUID, o.Errors
 	if lerr := led.Append(rec); lerr != nil {
 		return lerr
@@ -216,18 +226,23 @@ func send(ctx context.Context, c *Client, led *Ledger, it Item, rec Record, o *O
 }
 
 // uuidOf reads the submission id of a 201 answer: uuid, or
-// uuidSensoriamentoRemoto in some versions.
+// uuidSensoriamentoRemoto in some versions. An id that is not a plain
+// token (uuidPattern) is not kept: it would go into the ledger and, for a
+// later PUT, into a request path.
 func uuidOf(body []byte) string {
 	var r struct {
 		UUID   string `json:"uuid"`
 		UUIDSR string `json:"uuidSensoriamentoRemoto"`
 	}
 	_ = json.Unmarshal(body, &r)
-	if r.UUID != "" {
-		return r.UUID
+	if u := cmp.Or(r.UUID, r.UUIDSR); uuidPattern.MatchString(u) {
+		return u
 	}
-	return r.UUIDSR
+	return ""
 }
+
+// uuidPattern is what a submission id may look like.
+var uuidPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // countsOf counts the lists of a payload (zero when it is not JSON).
 func countsOf(b []byte) PayloadCounts {
@@ -271,4 +286,6 @@ func Summarise(out []Outcome) map[string]int {
 
 // stops reports the errors that end a run: every further request would
 // fail the same way.
-func stops(err error) bool { return errors.Is(err, ErrForbidden) || errors.Is(err, ErrCredentials) }
+func stops(err error) bool {
+	return errors.Is(err, ErrForbidden) || errors.Is(err, ErrCredentials) || errors.Is(err, ErrRedirect)
+}

@@ -29,6 +29,8 @@ type Reply struct {
 	RetryAfter string // Retry-After header, "" for none
 	Body       string // JSON; "" for a generic Problem
 	Reset      bool   // close the connection without answering
+	Location   string // Location header (a redirect: Code 301, 302, 303, 307 or 308)
+	Echo       bool   // the body echoes the request: path, Authorization, form and body (see Echo)
 }
 
 // Submission is one payload SINM holds.
@@ -49,7 +51,8 @@ type Fake struct {
 
 	mu             sync.Mutex
 	tokens         map[string]time.Time
-	fail           map[string][]Reply // by key (POST, GET) or uuid (PUT)
+	fail           map[string][]Reply // by key (POST, GET) or uuid (PUT); TokenPath for the token endpoint
+	issued         []string           // every token handed out
 	unauthOnce     bool
 	held           map[string]chan struct{} // POSTs that block until released
 	Subs           []Submission
@@ -75,6 +78,16 @@ func (f *Fake) Fail(key string, r ...Reply) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.fail[key] = append(f.fail[key], r...)
+}
+
+// FailToken queues replies for the next token requests.
+func (f *Fake) FailToken(r ...Reply) { f.Fail(TokenPath, r...) }
+
+// Issued returns every token the fake handed out.
+func (f *Fake) Issued() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.issued...)
 }
 
 // Unauthorized makes the next API request answer 401 whatever its token.
@@ -151,7 +164,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			parts[i] = u
 		}
 	}
-	if f.scripted(w, parts) {
+	if f.scripted(w, r, parts) {
 		return
 	}
 	switch {
@@ -184,18 +197,31 @@ func (f *Fake) authorised(r *http.Request) bool {
 }
 
 // scripted answers with the next queued Reply for the request's key.
-func (f *Fake) scripted(w http.ResponseWriter, parts []string) bool {
+func (f *Fake) scripted(w http.ResponseWriter, r *http.Request, parts []string) bool {
 	if len(parts) < 2 {
 		return false
 	}
+	return f.scriptedFor(w, r, parts[1])
+}
+
+// scriptedFor answers with the next Reply queued under name, if any.
+func (f *Fake) scriptedFor(w http.ResponseWriter, r *http.Request, name string) bool {
 	f.mu.Lock()
-	q := f.fail[parts[1]]
+	q := f.fail[name]
 	if len(q) == 0 {
 		f.mu.Unlock()
 		return false
 	}
 	rep := q[0]
-	f.fail[parts[1]] = q[1:]
+	f.fail[name] = q[1:]
+	f.mu.Unlock()
+	f.reply(w, r, rep)
+	return true
+}
+
+// reply writes a scripted Reply to r.
+func (f *Fake) reply(w http.ResponseWriter, r *http.Request, rep Reply) {
+	f.mu.Lock()
 	switch {
 	case rep.Code == http.StatusTooManyRequests:
 		f.Requests["429"]++
@@ -207,25 +233,35 @@ func (f *Fake) scripted(w http.ResponseWriter, parts []string) bool {
 		if hj, ok := w.(http.Hijacker); ok {
 			if c, _, err := hj.Hijack(); err == nil {
 				c.Close()
-				return true
+				return
 			}
 		}
 	}
 	if rep.RetryAfter != "" {
 		w.Header().Set("Retry-After", rep.RetryAfter)
 	}
-	if rep.Body == "" {
-		problem(w, rep.Code, http.StatusText(rep.Code), "scripted failure", nil)
-		return true
+	if rep.Location != "" {
+		w.Header().Set("Location", rep.Location)
 	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(rep.Code)
-	io.WriteString(w, rep.Body)
-	return true
+	switch {
+	case rep.Echo && r.URL.Path == TokenPath:
+		writeJSON(w, rep.Code, map[string]string{"error": "invalid_request " + Echo(r), "error_description": Echo(r)})
+	case rep.Echo:
+		problem(w, rep.Code, Echo(r), Echo(r), []map[string]string{{"field": "Authorization", "message": r.Header.Get("Authorization")}, {"field": "echo", "message": Echo(r)}})
+	case rep.Body == "":
+		problem(w, rep.Code, http.StatusText(rep.Code), "scripted failure", nil)
+	default:
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(rep.Code)
+		io.WriteString(w, rep.Body)
+	}
 }
 
 func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
 	f.count("TOKEN")
+	if f.scriptedFor(w, r, TokenPath) {
+		return
+	}
 	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "client_credentials" {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
 		return
@@ -243,6 +279,7 @@ func (f *Fake) token(w http.ResponseWriter, r *http.Request) {
 	tok := randomHex(16)
 	f.mu.Lock()
 	f.tokens[tok] = f.now().Add(time.Duration(life) * time.Second)
+	f.issued = append(f.issued, tok)
 	f.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": tok, "expires_in": life, "token_type": "Bearer"})
 }
