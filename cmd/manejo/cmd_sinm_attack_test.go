@@ -12,11 +12,9 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sinm/client/clienttest"
@@ -163,23 +161,7 @@ func TestSINMOutputsCarryNoSecret(t *testing.T) {
 // refused at once and sends nothing; once the child is killed the kernel
 // drops its lock and the next submit delivers B, each talhão exactly once.
 func TestSINMSubmitTwiceAtOnce(t *testing.T) {
-	dir, keys := sinmOutput(t)
-	fake := clienttest.New("11222333000181", "the-secret")
-	defer fake.Close()
-	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
-	held := fake.Hold("KEY-BBBB-0002-secret")
-	args := []string{"sinm", "submit", "--in", dir, "--keys", keys, "--api-url", fake.URL, "--token-url", fake.TokenURL(), "--concurrency", "1", "--rate", "0"}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSINMSubmitHelperProcess$")
-	cmd.Env = append(os.Environ(), "MANEJO_SUBMIT_ARGS="+strings.Join(args, "\x1f"), "SINM_CLIENT_ID=11222333000181", "SINM_CLIENT_SECRET=the-secret")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	select {
-	case <-held:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the first submit never POSTed B")
-	}
+	fake, args, cmd := heldSubmit(t)
 	t.Setenv("SINM_CLIENT_ID", "11222333000181")
 	t.Setenv("SINM_CLIENT_SECRET", "the-secret")
 	posts, tokens := fake.Count("POST"), fake.Count("TOKEN")

@@ -263,23 +263,7 @@ func TestSINMSubmitHelperProcess(t *testing.T) {
 // holds one of its POSTs, then submits again: every talhão ends delivered
 // exactly once.
 func TestSINMSubmitKilled(t *testing.T) {
-	dir, keys := sinmOutput(t)
-	fake := clienttest.New("11222333000181", "the-secret")
-	defer fake.Close()
-	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
-	held := fake.Hold("KEY-BBBB-0002-secret")
-	args := []string{"sinm", "submit", "--in", dir, "--keys", keys, "--api-url", fake.URL, "--token-url", fake.TokenURL(), "--concurrency", "1", "--rate", "0"}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSINMSubmitHelperProcess$")
-	cmd.Env = append(os.Environ(), "MANEJO_SUBMIT_ARGS="+strings.Join(args, "\x1f"), "SINM_CLIENT_ID=11222333000181", "SINM_CLIENT_SECRET=the-secret")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-held:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("the child never POSTed B")
-	}
+	fake, args, cmd := heldSubmit(t)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if n := len(fake.Stored("KEY-AAAA-0001-secret")); n != 1 {
@@ -300,4 +284,29 @@ func TestSINMSubmitKilled(t *testing.T) {
 			t.Errorf("%s stored %d times, want 1", k, n)
 		}
 	}
+}
+
+// heldSubmit starts 'manejo sinm submit' of sinmOutput's folder in a child
+// process (TestSINMSubmitHelperProcess), SINM holding its POST of B, and
+// returns once that POST arrived: the child is then mid-request.
+func heldSubmit(t *testing.T) (*clienttest.Fake, []string, *exec.Cmd) {
+	t.Helper()
+	dir, keys := sinmOutput(t)
+	fake := clienttest.New("11222333000181", "the-secret")
+	t.Cleanup(fake.Close)
+	fake.Keys["KEY-AAAA-0001-secret"], fake.Keys["KEY-BBBB-0002-secret"] = true, true
+	held := fake.Hold("KEY-BBBB-0002-secret")
+	args := []string{"sinm", "submit", "--in", dir, "--keys", keys, "--api-url", fake.URL, "--token-url", fake.TokenURL(), "--concurrency", "1", "--rate", "0"}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSINMSubmitHelperProcess$")
+	cmd.Env = append(os.Environ(), "MANEJO_SUBMIT_ARGS="+strings.Join(args, "\x1f"), "SINM_CLIENT_ID=11222333000181", "SINM_CLIENT_SECRET=the-secret")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	select {
+	case <-held:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the child never POSTed B")
+	}
+	return fake, args, cmd
 }
