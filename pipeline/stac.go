@@ -95,7 +95,11 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 			cat, problems = LoadCatalog(ctx, q.src, q.allow)
 		}
 		if cat == nil {
-			return nil, problems, "", nil, fmt.Errorf("load catalog %s: %w", q.src, errors.Join(problems...))
+			err := fmt.Errorf("load catalog %s: %w", q.src, errors.Join(problems...))
+			if errors.Is(err, series.ErrBadRule) {
+				err = fmt.Errorf("%w: %w", ErrConfig, err)
+			}
+			return nil, problems, "", nil, err
 		}
 		finger = catalogFingerprint(cat)
 		return cat, problems, finger, nil, q.access.Apply(ctx, cat.Items)
@@ -106,6 +110,9 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 	}
 	sc := stacapi.Config{Collections: q.collections, Footprints: fps, From: q.from, To: q.to, AllowHrefPrefix: q.allow, Client: q.client}
 	cat, res, err = stacapi.Find(ctx, api, sc)
+	if errors.Is(err, series.ErrBadRule) {
+		return nil, nil, "", res, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	if err != nil {
 		return nil, nil, "", res, fmt.Errorf("%w: %w", ErrCatalogSearch, err)
 	}

@@ -228,7 +228,7 @@ func hrefRules(src string, isDir bool, prefixes []string) ([]hrefRule, error) {
 	}
 	r, err := catalogRule(src, isDir)
 	if err != nil {
-		return nil, fmt.Errorf("catalog %s: %w", src, err)
+		return nil, fmt.Errorf("catalog %s cannot be the href rule (%v): name where its assets are with --allow-href-prefix: %w", src, err, ErrBadRule)
 	}
 	return []hrefRule{r}, nil
 }

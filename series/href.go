@@ -26,7 +26,8 @@ import (
 //   - local paths (plain or file://) are made absolute, cleaned of "." and
 //     "..", and their symlinks resolved; only regular files are opened (a
 //     FIFO or device would block the read forever);
-//   - s3:// and https:// URLs are parsed: userinfo, encoded dots or slashes
+//   - s3:// and https:// URLs (and http:// on a loopback host: a local
+//     mirror, proxy or test server) are parsed: userinfo, encoded dots or slashes
 //     and backslashes are refused, the path is cleaned, scheme and host are
 //     lowercased and a default port dropped; other schemes and GDAL /vsi…
 //     paths are refused;
@@ -42,7 +43,8 @@ import (
 // by the GeoTIFF driver only, so a VRT (or any format naming other files or
 // URLs) in an allowed folder cannot make GDAL fetch what it names.
 
-// hrefRule is a normalized location: a scheme ("file", "s3", "https"), a
+// hrefRule is a normalized location: a scheme ("file", "s3", "https",
+// "http" on loopback), a
 // host ("" for files; the bucket for s3) and a cleaned absolute path.
 type hrefRule struct {
 	scheme, host, path string
@@ -64,6 +66,11 @@ func (r hrefRule) admits(h hrefRule) bool {
 	return p == "" || h.path == p || strings.HasPrefix(h.path, p+"/")
 }
 
+// ErrBadRule marks an href rule that cannot be used: an --allow-href-prefix
+// value, or a catalog whose own place cannot be one (a configuration
+// error, found before anything is read).
+var ErrBadRule = errors.New("series: unusable href rule")
+
 // parseRules normalizes the --allow-href-prefix values.
 func parseRules(prefixes []string) ([]hrefRule, error) {
 	var rules []hrefRule
@@ -73,7 +80,7 @@ func parseRules(prefixes []string) ([]hrefRule, error) {
 		}
 		r, err := normalizeHref(p)
 		if err != nil {
-			return nil, fmt.Errorf("allowed href prefix %q: %w", p, err)
+			return nil, fmt.Errorf("--allow-href-prefix %q: %v: %w", p, err, ErrBadRule)
 		}
 		rules = append(rules, r)
 	}
@@ -156,14 +163,33 @@ func urlRule(href string) (hrefRule, error) {
 		if h, port, err := net.SplitHostPort(r.host); err == nil && port == "443" {
 			r.host = h
 		}
+	case "http":
+		// A local mirror, proxy or test server (a STAC API root on
+		// loopback, docs/stac-api.md): plain http never leaves the machine.
+		if !loopback(u.Hostname()) {
+			return hrefRule{}, fmt.Errorf("scheme %q is accepted on a loopback host only (127.0.0.1, ::1, localhost); elsewhere use https", u.Scheme)
+		}
+		if h, port, err := net.SplitHostPort(r.host); err == nil && port == "80" {
+			r.host = h
+		}
 	default:
-		return hrefRule{}, fmt.Errorf("scheme %q is not file, s3 or https", u.Scheme)
+		return hrefRule{}, fmt.Errorf("scheme %q is not file, s3, https or http on loopback", u.Scheme)
 	}
 	if r.host == "" {
 		return hrefRule{}, errors.New("URL without host or bucket")
 	}
 	r.path = path.Clean("/" + u.Path)
 	return r, nil
+}
+
+// loopback reports whether host names this machine: localhost or a
+// loopback address.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // gdalPath maps a resolved href to the name GDAL opens, or an error
@@ -191,7 +217,7 @@ func gdalPath(href string, rules []hrefRule) (string, error) {
 	}
 	if h.scheme != "file" {
 		loc := h.String()
-		if u, err := url.Parse(href); err == nil && u.RawQuery != "" && h.scheme == "https" {
+		if u, err := url.Parse(href); err == nil && u.RawQuery != "" && h.scheme != "s3" {
 			loc += "?" + u.RawQuery // signed URLs carry their signature in the query
 		}
 		return storage.GDALPath(loc), nil

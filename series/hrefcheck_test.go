@@ -1,6 +1,7 @@
 package series
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -46,5 +47,28 @@ func TestCheckHrefs(t *testing.T) {
 	cat, _ = NewCatalog(items[:2], "https://api.example/stac/v1", []string{"https://cogs.example/s2/"})
 	if h := cat.CheckHrefs(Profiles()); h.Refused != 0 {
 		t.Errorf("allowed: %+v", h)
+	}
+}
+
+// TestHTTPLoopbackOnly (issue 28 point 2): http:// hrefs and rules are
+// accepted on a loopback host only (a local mirror, proxy or test server),
+// the default port dropped as https's is.
+func TestHTTPLoopbackOnly(t *testing.T) {
+	for href, want := range map[string]string{
+		"http://127.0.0.1:80/a/../b.tif":  "http://127.0.0.1/b.tif",
+		"http://localhost:8080/x.tif":     "http://localhost:8080/x.tif",
+		"http://[::1]:9000/stac/item.tif": "http://[::1]:9000/stac/item.tif",
+	} {
+		if r, err := normalizeHref(href); err != nil || r.String() != want {
+			t.Errorf("normalizeHref(%s) = %v, %v; want %s", href, r, err, want)
+		}
+	}
+	for _, href := range []string{"http://example.com/x.tif", "http://10.0.0.1/x.tif", "http://127.0.0.1.evil.com/x.tif"} {
+		if _, err := normalizeHref(href); err == nil {
+			t.Errorf("normalizeHref(%s) accepted plain http off loopback", href)
+		}
+	}
+	if _, err := NewCatalog(nil, "http://example.com/stac", nil); !errors.Is(err, ErrBadRule) {
+		t.Errorf("an http catalog off loopback as the default rule: %v, want ErrBadRule", err)
 	}
 }

@@ -52,6 +52,11 @@ var ErrNoCollections = errors.New("stacapi: name the collections to search (--co
 // returns the catalog with the search's figures. A search that fails after
 // the retries returns an error wrapping ErrSearch.
 func Find(ctx context.Context, api *API, cfg Config) (*series.Catalog, *Result, error) {
+	// The href rules first: a rule that cannot be used is a configuration
+	// error to name before any page is fetched (series.ErrBadRule).
+	if _, err := series.NewCatalog(nil, api.Root, cfg.AllowHrefPrefix); err != nil {
+		return nil, nil, err
+	}
 	res, err := Collect(ctx, api, cfg)
 	if err != nil {
 		return nil, res, err

@@ -212,14 +212,14 @@ func (c *Client) Search(ctx context.Context, api *API, q Query, res *Result) (*R
 		}
 		res.Returned += len(p.Features)
 		for i, f := range p.Features {
-			it, err := series.ParseItem(f, req.URL)
+			it, err := series.ParseItem(f, itemBase(f, api.Root))
 			if err != nil {
 				res.Malformed++
 				res.Problems = append(res.Problems, fmt.Errorf("search page %d feature %d: %w", n+1, i, err))
 				continue
 			}
 			res.Items = append(res.Items, it)
-			res.Docs = append(res.Docs, f)
+			res.Docs = append(res.Docs, absoluteDoc(f, it))
 		}
 		next, ok, err := nextRequest(req, p.Links, d.host)
 		if err != nil {

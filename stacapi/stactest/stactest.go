@@ -36,6 +36,10 @@ type Server struct {
 	// CursorGET answers every page, a POST's too, with a GET next link
 	// carrying the query and a cursor= parameter, as NASA CMR-STAC does.
 	CursorGET bool
+	// Files, when set, is a folder served below the API root (GET and
+	// HEAD with ranges, as http.FileServer does): a local mirror whose
+	// items name their assets relative to the root.
+	Files string
 
 	items []entry
 	mu    sync.Mutex
@@ -126,6 +130,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.search(w, r, q)
 	default:
+		if s.Files != "" && strings.HasPrefix(r.URL.Path, "/api/") {
+			http.StripPrefix("/api/", http.FileServer(http.Dir(s.Files))).ServeHTTP(w, r)
+			return
+		}
 		http.NotFound(w, r)
 	}
 }
