@@ -171,7 +171,7 @@ func TestSINMSubmitTwiceAtOnce(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	if code, stdout, stderr = runCLI(t, args...); !strings.Contains(stdout, "B key KEY-…: POST (resend) 201") {
+	if code, stdout, stderr = runCLI(t, args...); !strings.Contains(stdout, "B key KEY-…: POST (resend) delivered, HTTP 201") {
 		t.Errorf("after the first was killed: exit %d\n%s%s", code, stdout, stderr)
 	}
 	for _, k := range []string{"KEY-AAAA-0001-secret", "KEY-BBBB-0002-secret"} {

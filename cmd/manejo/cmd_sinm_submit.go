@@ -226,7 +226,19 @@ func runSINMSubmit(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	opt := client.SubmitOptions{Concurrency: f.concurrency, DryRun: f.dryRun, HoldUnresolved: f.unresolved == "hold",
 		Report: func(o client.Outcome) { printOutcome(stdout, o, f.dryRun) }}
+	if f.dryRun {
+		opt.Report = nil // printed below in talhão order: a rehearsal reads the same every time
+	}
 	out, err := client.Submit(ctx, c, led, items, opt)
+	if f.dryRun {
+		sorted := slices.Clone(out)
+		slices.SortStableFunc(sorted, func(a, b client.Outcome) int { return strings.Compare(a.FieldID, b.FieldID) })
+		for _, o := range sorted {
+			if o.FieldID != "" {
+				printOutcome(stdout, o, true)
+			}
+		}
+	}
 	if !f.dryRun && ctx.Err() == nil {
 		if werr := writeDataset(ctx, f.in, export.SINMSubmissions, led.Rows()); werr != nil {
 			fmt.Fprintf(stderr, "manejo sinm: %v\n", werr)
@@ -245,8 +257,15 @@ func printOutcome(w io.Writer, o client.Outcome, dry bool) {
 		fmt.Fprintf(w, "%s key %s: would %s (%s): %s\n", o.FieldID, o.KeyPrefix, o.Method, o.Action, size)
 	case o.Interrupted:
 		fmt.Fprintf(w, "%s key %s: %s interrupted\n", o.FieldID, o.KeyPrefix, o.Method)
+	case o.Code == 0:
+		fmt.Fprintf(w, "%s key %s: %s (%s) not delivered, no answer from SINM: %s\n", o.FieldID, o.KeyPrefix, o.Method, o.Action, size)
+	case !o.Delivered():
+		fmt.Fprintf(w, "%s key %s: %s (%s) not delivered, HTTP %d: %s\n", o.FieldID, o.KeyPrefix, o.Method, o.Action, o.Code, size)
 	default:
-		fmt.Fprintf(w, "%s key %s: %s (%s) %d uuid %s: %s\n", o.FieldID, o.KeyPrefix, o.Method, o.Action, o.Code, o.UUID, size)
+		fmt.Fprintf(w, "%s key %s: %s (%s) delivered, HTTP %d, uuid %s: %s\n", o.FieldID, o.KeyPrefix, o.Method, o.Action, o.Code, o.UUID, size)
+	}
+	for _, c := range o.Changes {
+		fmt.Fprintf(w, "  %s: %s\n", o.FieldID, c)
 	}
 	for _, e := range o.Errors {
 		fmt.Fprintf(w, "  %s: %s\n", o.FieldID, e)

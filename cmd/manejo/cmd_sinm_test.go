@@ -274,7 +274,7 @@ func TestSINMSubmitKilled(t *testing.T) {
 	t.Setenv("SINM_CLIENT_SECRET", "the-secret")
 	var stdout, stderr bytes.Buffer
 	runMain(context.Background(), args, &stdout, &stderr)
-	for _, want := range []string{"A key KEY-…: unchanged", "B key KEY-…: POST (resend) 201", "recovered 1"} {
+	for _, want := range []string{"A key KEY-…: unchanged", "B key KEY-…: POST (resend) delivered, HTTP 201", "recovered 1"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("restart output lacks %q:\n%s%s", want, stdout.String(), stderr.String())
 		}

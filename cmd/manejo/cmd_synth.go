@@ -22,7 +22,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	start := fs.String("start", synth.DefaultStart.Format("2006-01-02"), "first acquisition date")
 	end := fs.String("end", synth.DefaultEnd.Format("2006-01-02"), "last acquisition date (included)")
 	revisit := fs.Int("revisit", synth.DefaultRevisitDays, "days between acquisitions")
-	size := fs.Int("size", synth.DefaultSceneSizePx, "scene side in 10 m pixels (even, ≥ 512)")
+	size := fs.Int("size", synth.DefaultSceneSizePx, "scene side in 10 m pixels (even, ≥ 384)")
 	block := fs.Int("blocksize", synth.DefaultBlockSize, "COG tile size: 256 or 512")
 	clouds := fs.Float64("cloud-scale", 1, "multiplier of the monthly cloud probabilities (negative: no clouds)")
 	if err := parseFlags(fs, args); err != nil {

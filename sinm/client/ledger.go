@@ -44,6 +44,9 @@ type Record struct {
 	Code          int       `json:"code,omitempty"`          // HTTP status of the final answer; 0: none
 	UUID          string    `json:"uuid,omitempty"`
 	Errors        []string  `json:"errors,omitempty"` // scrubbed messages
+	// Parts summarise the payload's members (personal data left out), so
+	// that a later submit can say what changed; intents only.
+	Parts map[string]Part `json:"parts,omitempty"`
 }
 
 // OK reports whether a result record is a delivery (2xx).
@@ -167,6 +170,9 @@ func (l *Ledger) apply(r Record) {
 		l.intents[r.ID] = r
 		st.Unresolved = &rec
 	case OpResult:
+		if rec.Parts == nil {
+			rec.Parts = l.intents[r.ID].Parts // what was delivered, for the next submit's changes
+		}
 		delete(l.intents, r.ID)
 		if st.Unresolved != nil && st.Unresolved.ID == r.ID {
 			st.Unresolved = nil

@@ -46,6 +46,9 @@ type Outcome struct {
 	Counts             PayloadCounts
 	Interrupted        bool // cancelled before an answer: the intent stays open
 	Planned            bool // dry run: Method is what would be sent
+	// Changes say what differs from the payload delivered before
+	// (ActionChanged; empty when the ledger predates the summaries).
+	Changes []string
 }
 
 // Delivered reports a 2xx answer.
@@ -167,13 +170,17 @@ func deliver(ctx context.Context, c *Client, led *Ledger, it Item, opt SubmitOpt
 		o.Action, o.Method = ActionHeld, ""
 		o.Errors = []string{"an earlier request has no recorded answer; held back (--unresolved hold)"}
 	}
+	parts := partsOf(it.Payload)
+	if o.Action == ActionChanged {
+		o.Changes = changes(led.State(it.FieldID).Delivered, KeyHash(it.Key), parts)
+	}
 	if opt.DryRun || o.Method == "" {
 		o.Planned = opt.DryRun && o.Method != ""
 		return o, nil
 	}
 	rec := Record{FieldID: it.FieldID, KeyPrefix: o.KeyPrefix, KeySHA256: KeyHash(it.Key),
 		PayloadSHA256: hex.EncodeToString(sum[:]), Bytes: len(it.Payload), Method: o.Method,
-		ReplacesUUID: replaces, Recovered: o.Action == ActionResend}
+		ReplacesUUID: replaces, Recovered: o.Action == ActionResend, Parts: parts}
 	err := send(ctx, c, led, it, rec, &o)
 	if err == nil && o.Method == http.MethodPut && (o.Code == http.StatusNotFound || o.Code == http.StatusMethodNotAllowed) {
 		// This SINM offers no PUT (or lost the uuid): POST the new payload;
