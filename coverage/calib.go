@@ -51,10 +51,17 @@ type calibration struct {
 	// readings' noise (referenceMisfit).
 	strawSD float64
 	soilSD  float64
+	// residue is the season's prior from the declared crop history
+	// (calibration.withResidue); nil without one.
+	residue *residuePrior
 }
 
-// straw is seasonStraw on the talhão's series.
+// straw is seasonStraw on the talhão's series, or seasonStrawDeclared
+// when the season's residue is declared.
 func (c *calibration) straw(from, to time.Time) spectral.StrawFit {
+	if c.residue != nil {
+		return c.strawDeclared(from, to)
+	}
 	return seasonStraw(c.dates, c.ndvi, c.ndti, from, to, c.strawSD)
 }
 
@@ -134,18 +141,11 @@ func absDays(d time.Duration) float64 { return math.Abs(d.Hours() / 24) }
 // reference; tuning seed 11, 200 talhões: MAE 10.5 → 9.6 pp, bias of
 // straws of NDTI ≥ 0.30 +9.5 → +0.7 pp, the reference world unchanged).
 func seasonStraw(dates []time.Time, ndvi, ndti []float64, from, to time.Time, sd float64) spectral.StrawFit {
-	var v []float64
-	for i, d := range dates {
-		if !d.Before(from) && d.Before(to) && ndvi[i] < envelopeMaxNDVI {
-			v = append(v, ndti[i])
-		}
-	}
 	prior := spectral.PriorStraw(sd)
-	if len(v) < minEnvelopeDates {
+	env, ok := dryEnvelope(dates, ndvi, ndti, from, to)
+	if !ok {
 		return prior
 	}
-	sort.Float64s(v)
-	env := v[len(v)-2]
 	// The point estimate: the reference straw, unless the envelope shows
 	// the season's straw above it; then the posterior-mean straw (≥ the
 	// envelope). Such an envelope also refutes a narrow prior (the
@@ -163,6 +163,23 @@ func seasonStraw(dates []time.Time, ndvi, ndti []float64, from, to time.Time, sd
 		fit.Straw = s
 	}
 	return fit
+}
+
+// dryEnvelope returns the dry-residue envelope of the straw period [from,
+// to): the second-highest talhão-median NDTI of the dates with median NDVI
+// below envelopeMaxNDVI; false with fewer than minEnvelopeDates such dates.
+func dryEnvelope(dates []time.Time, ndvi, ndti []float64, from, to time.Time) (float64, bool) {
+	var v []float64
+	for i, d := range dates {
+		if !d.Before(from) && d.Before(to) && ndvi[i] < envelopeMaxNDVI {
+			v = append(v, ndti[i])
+		}
+	}
+	if len(v) < minEnvelopeDates {
+		return math.NaN(), false
+	}
+	sort.Float64s(v)
+	return v[len(v)-2], true
 }
 
 // posteriorCover reads one season's cover once per straw of the posterior

@@ -130,6 +130,10 @@ type SeasonCover struct {
 	NObs             int // readings used, all cells
 	OK               bool
 	Reason           string // why the season is missing ("" when OK)
+	// Residue says what the declared crop history gave the season's straw
+	// (AssessHistory): the residue, its age and the prior straw NDTI, or
+	// why it was not used; "" when nothing was declared.
+	Residue string
 	// Cells is the reading of each cell (in the order of Assess's cells)
 	// that went into CoverPct; nil when the season has no sowing date.
 	Cells []CellReading
@@ -283,6 +287,18 @@ func readSeasonCalibrated(sc *SeasonCover, cells [][]Obs, p Params, cal *calibra
 // found, or with no clear reading in its window, is missing with a reason,
 // and so is C (IN 2/2025 item 2.2).
 func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop zarc.Crop, p Params) C {
+	return AssessHistory(cells, contract, declared, nil, crop, p)
+}
+
+// AssessHistory is Assess with the talhão's declared crop history: the
+// residue of the crop that ended last before each season's sowing, and its
+// age, set the prior of that season's straw spectrum (docs/coverage.md,
+// "The declared residue"; SeasonCover.Residue says what was used). A nil
+// history, or one that declares no residue with a published law for a
+// season, reads that season exactly as Assess does. The history is used
+// only where the straw is calibrated from the readings (Params leaving
+// every endmember unset, EstimatorUnmix).
+func AssessHistory(cells [][]Obs, contract Season, declared map[string]Declared, history History, crop zarc.Crop, p Params) C {
 	if err := p.Validate(); err != nil {
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
@@ -306,7 +322,9 @@ func Assess(cells [][]Obs, contract Season, declared map[string]Declared, crop z
 				sc.Reason = "no sowing date: " + sc.Reason
 			}
 		} else {
-			readSeasonCalibrated(&sc, cells, p, cal, buf)
+			c, note := cal.withResidue(history, sc.Sowing.Date, p.WindowDays)
+			sc.Residue = note
+			readSeasonCalibrated(&sc, cells, p, c, buf)
 		}
 		if sc.OK {
 			sum += sc.CoverPct

@@ -304,8 +304,16 @@ func (f StrawFit) Mean() Spectrum {
 // Daughtry et al. 2005; Quemada & Daughtry 2016; sd 0.045 covers that
 // range at ±1.9 sd).
 func PriorStraw(sd float64) StrawFit {
+	return PriorStrawAt(StrawSpectrum.Endmember().NDTI, sd)
+}
+
+// PriorStrawAt is PriorStraw centred on the straw NDTI ref instead of the
+// reference straw's: the same candidates (the reference straw's SWIR2
+// scaled on the belief grid), with Gaussian weights in NDTI around ref
+// with standard deviation sd. A belief from outside the readings — the
+// declared residue's type and age (coverage) — sets ref and sd.
+func PriorStrawAt(ref, sd float64) StrawFit {
 	var f StrawFit
-	ref := StrawSpectrum.Endmember().NDTI
 	sum := 0.0
 	for x := strawLo; x <= strawHi+1e-9; x += strawStep {
 		s := StrawSpectrum
