@@ -404,3 +404,16 @@ func merge(id string, s soil, h []Planting, r remoteSensing, years []zarc.AgriYe
 	}
 	return in
 }
+
+// ReadHistory reads a crop history table (CropsColumns, in the dialect of
+// docs/classify.md) on its own, as `manejo run --crops` and `manejo
+// analyse --crops` give it to coverage (the declared residue of each
+// season): the plantings by talhão, and the rows that cannot be used, by
+// talhão id ("file:line" for a row without one), each message naming its
+// file, line and problem. An unreadable table (missing column, broken CSV)
+// is an error.
+func ReadHistory(f File) (map[string][]Planting, map[string][]string, error) {
+	bad := rejected{}
+	h, _, err := readCrops(f, bad)
+	return h, bad, err
+}

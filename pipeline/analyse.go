@@ -256,7 +256,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 	if s.in.declared != nil {
 		declared = s.in.declared.For(id)
 	}
-	cres := coverage.Assess(ccells, s.in.cfg.Season, declared, g.Field.Crop, s.in.cfg.Coverage)
+	cres := coverage.AssessHistory(ccells, s.in.cfg.Season, declared, s.in.history[id], g.Field.Crop, s.in.cfg.Coverage)
 	setFractions(out.Obs, g, byCell, readingFractions(ccells, s.in.cfg.Coverage))
 	for i, sc := range cres.Seasons {
 		out.Seasons = append(out.Seasons, seasonRow(id, g.Field.Crop, sc))

@@ -178,7 +178,7 @@ func (r *run) startCatalog(ctx context.Context) *later[loadedCatalog] {
 // run's reads instead of delaying the first scene.
 func (r *run) startSizes(ctx context.Context) *later[map[string]int64] {
 	var locs []string
-	for _, loc := range []string{r.cfg.Fields, r.cfg.Catalog, r.cfg.DEM, r.cfg.Sowing} {
+	for _, loc := range []string{r.cfg.Fields, r.cfg.Catalog, r.cfg.DEM, r.cfg.Sowing, r.cfg.Crops} {
 		if loc != "" && !slices.Contains(locs, loc) {
 			locs = append(locs, loc)
 		}

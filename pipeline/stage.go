@@ -50,6 +50,9 @@ func newManifest(cfg Config, start time.Time, runID string) *runManifest {
 		"cell-ha": fmt.Sprint(cfg.Grid.CellHa), "edge-buffer-m": fmt.Sprint(cfg.Grid.EdgeBufferM),
 		"tillage": fmt.Sprintf("%+v", cfg.Tillage), "coverage": fmt.Sprintf("%+v", cfg.Coverage.Effective()),
 	}
+	if cfg.Crops != "" { // only when set: manifests of runs without it stay the same
+		m.Parameters["crops"] = cfg.Crops
+	}
 	if len(cfg.Collections) > 0 {
 		m.Parameters["collections"] = strings.Join(cfg.Collections, ",")
 	}

@@ -34,6 +34,7 @@ type TableConfig struct {
 	ParseCrop func(string) (zarc.Crop, error)
 
 	Sowing        string // declared sowing dates CSV; "" = detect all
+	Crops         string // declared crop history CSV (Config.Crops); "" = none
 	Out           string // output folder, local or s3://bucket/prefix
 	Season        coverage.Season
 	AgriYearStart coverage.MonthDay
@@ -58,7 +59,7 @@ func (tc TableConfig) config() (Config, error) {
 	if tc.Observations == "" || tc.Out == "" {
 		return Config{}, errors.New("observations and out are required")
 	}
-	cfg := Config{Fields: tc.Observations, Catalog: tc.Observations, Sowing: tc.Sowing, Out: tc.Out,
+	cfg := Config{Fields: tc.Observations, Catalog: tc.Observations, Sowing: tc.Sowing, Crops: tc.Crops, Out: tc.Out,
 		Season: tc.Season, AgriYearStart: tc.AgriYearStart, From: tc.From, AsOf: tc.AsOf, Codes: tc.Codes,
 		OperatorCNPJ: tc.OperatorCNPJ, UndeclaredPracticesAsZero: tc.UndeclaredPracticesAsZero, Workers: tc.Workers, Force: tc.Force, Tillage: tc.Tillage, Coverage: tc.Coverage,
 		Version: tc.Version, Progress: tc.Progress, Log: tc.Log}
@@ -134,7 +135,7 @@ func tableParameters(m *runManifest, tc TableConfig) {
 // records the refused talhões and rows.
 func (r *run) openTable(ctx context.Context, tc TableConfig) (series.Table, error) {
 	src := tc.Observations
-	in := &inputs{cfg: r.cfg, finger: map[string]string{}, roles: map[string]string{src: "observations", r.cfg.Sowing: "sowing"}}
+	in := &inputs{cfg: r.cfg, finger: map[string]string{}, roles: map[string]string{src: "observations", r.cfg.Sowing: "sowing", r.cfg.Crops: "crops"}}
 	r.in = in
 	b, err := storage.ReadFile(ctx, src)
 	if err != nil {
@@ -163,6 +164,9 @@ func (r *run) openTable(ctx context.Context, tc TableConfig) (series.Table, erro
 		}
 	}
 	if err := r.readSowing(in, known, r.startSowing(ctx)); err != nil {
+		return tab, err
+	}
+	if err := r.readCrops(in, known, r.startCrops(ctx)); err != nil {
 		return tab, err
 	}
 	if err := tableCodes(r.cfg.Codes, tab); err != nil {

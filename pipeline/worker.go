@@ -45,7 +45,10 @@ type Config struct {
 	Access *stacapi.Access
 	DEM    string // elevation model for slope; "" leaves slope missing
 	Sowing string // declared sowing dates CSV; "" = detect all
-	Out    string // output folder, local or s3://bucket/prefix
+	// Crops is the declared crop history CSV (the table `manejo classify
+	// --crops` reads): the residue of each season's straw; "" = none.
+	Crops string
+	Out   string // output folder, local or s3://bucket/prefix
 
 	Season        coverage.Season   // contract agricultural year (--season)
 	AgriYearStart coverage.MonthDay // agricultural-year boundary; default 07-01
@@ -198,9 +201,10 @@ type inputs struct {
 	// DEM and the DEM is not closed (Close would wait for that read).
 	demStuck atomic.Bool
 	declared coverage.Declarations
-	finger   map[string]string // input location → sha256 or description
-	roles    map[string]string // input location → role (fields, catalog, ...)
-	params   string            // hash of the parameters that shape the results
+	history  map[string]coverage.History // declared crop histories by talhão (--crops); nil without
+	finger   map[string]string           // input location → sha256 or description
+	roles    map[string]string           // input location → role (fields, catalog, ...)
+	params   string                      // hash of the parameters that shape the results
 	// slopes are the mean slopes an observation table gave, by talhão
 	// (AnalyseTable); nil for a run, whose slope comes from the DEM.
 	slopes map[string]float64
@@ -298,10 +302,10 @@ func (r *run) logf(format string, a ...any) {
 func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	cfg, m := r.cfg, r.m
 	in := &inputs{cfg: cfg, finger: map[string]string{}, roles: map[string]string{
-		cfg.Fields: "fields", cfg.Catalog: "catalog", cfg.DEM: "dem", cfg.Sowing: "sowing"}}
+		cfg.Fields: "fields", cfg.Catalog: "catalog", cfg.DEM: "dem", cfg.Sowing: "sowing", cfg.Crops: "crops"}}
 	// The DEM, the sowing file, a static catalog and the inputs' sizes need
 	// nothing from the talhões: they are read while the talhões are.
-	dem, sowing := r.startDEM(ctx), r.startSowing(ctx)
+	dem, sowing, crops := r.startDEM(ctx), r.startSowing(ctx), r.startCrops(ctx)
 	static, sizes := r.startCatalog(ctx), r.startSizes(ctx)
 	demTaken := false
 	defer func() {
@@ -325,6 +329,9 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 		known = append(known, fieldIDOf(e))
 	}
 	if err := r.readSowing(in, known, sowing); err != nil {
+		return nil, err
+	}
+	if err := r.readCrops(in, known, crops); err != nil {
 		return nil, err
 	}
 	if err := r.loadCatalog(ctx, in, owned, static); err != nil {

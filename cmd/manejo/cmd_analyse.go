@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/tillage"
@@ -33,6 +35,7 @@ type analyseFlags struct {
 func (f *analyseFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.tc.Observations, "observations", "", "observation table, CSV or Parquet, local, s3:// or https:// (required): field_id, point_id, lon, lat, date and ndvi, ndti or red, nir, swir16, swir22 (docs/series.md)")
 	fs.StringVar(&f.tc.Collection, "collection", "", "collection of the rows without one (a table without a collection column), e.g. sentinel-2-l2a")
+	fs.StringVar(&f.tc.Crops, "crops", "", "declared crop history CSV, the table of manejo classify --crops ("+strings.Join(classify.CropsColumns, ",")+"): each season's straw is read with the residue of the crop that ended last before its sowing (docs/coverage.md)")
 	fs.StringVar(&f.tc.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
 	fs.StringVar(&f.tc.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
 	fs.StringVar(&f.season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")

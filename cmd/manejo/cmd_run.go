@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/pipeline"
@@ -59,6 +60,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.noQA, "allow-missing-qa", "read this collection's scenes that lack their QA asset (an NDVI-only cube) unmasked, their observations flagged no-qa (repeatable or comma-separated)")
 	fs.Var(&f.collections, "collections", "collections searched when --catalog is a STAC API (comma-separated; default per API, see docs/stac-api.md)")
 	fs.StringVar(&f.cfg.DEM, "dem", "", "DEM for slope: any GDAL raster (NASADEM 1″, a VRT mosaic, a COG on s3://); empty leaves slope missing")
+	fs.StringVar(&f.cfg.Crops, "crops", "", "declared crop history CSV, the table of manejo classify --crops ("+strings.Join(classify.CropsColumns, ",")+"): each season's straw is read with the residue of the crop that ended last before its sowing (docs/coverage.md)")
 	fs.StringVar(&f.cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
 	fs.StringVar(&f.cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
 	fs.StringVar(&f.season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
