@@ -164,6 +164,7 @@ var wantTypes = map[string]map[string]string{
 		"sowing_source": "BYTE_ARRAY/String?", "sowing_confidence": "FLOAT/None?", "decendio": "INT32/Int(bitWidth=32, isSigned=true)?",
 		"window_start": "INT32/Date?", "window_end": "INT32/Date?", "cover_date": "INT32/Date?", "cover_pct": "DOUBLE/None?",
 		"n_cells": "INT32/Int(bitWidth=32, isSigned=true)", "n_obs": "INT32/Int(bitWidth=32, isSigned=true)", "reason": "BYTE_ARRAY/String?",
+		"straw_prior": "BYTE_ARRAY/String?",
 	},
 	"cell_cover": {
 		"field_id": "BYTE_ARRAY/String", "cell_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "cover_pct": "DOUBLE/None?",

@@ -97,6 +97,7 @@ type SeasonRow struct {
 	NCells           int32      `parquet:"n_cells" doc:"cells with at least one clear observation in the window"`
 	NObs             int32      `parquet:"n_obs" doc:"clear observations used in the window"`
 	Reason           *string    `parquet:"reason,optional" doc:"why cover_pct or sowing_date is missing; null when present"`
+	StrawPrior       *string    `parquet:"straw_prior,optional" doc:"the declared residue (--crops) the season's straw was read with: crop, end date, age and prior straw NDTI, or why it was not used; null without a declared crop history (docs/coverage.md)"`
 }
 
 // CellCoverRow is the pre-sowing straw cover of one cell in one

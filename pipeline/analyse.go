@@ -354,6 +354,9 @@ func seasonRow(id string, crop zarc.Crop, sc coverage.SeasonCover) export.Season
 	if sc.OK {
 		row.CoverPct = new(sc.CoverPct)
 	}
+	if sc.Residue != "" {
+		row.StrawPrior = export.OptString(sc.Residue)
+	}
 	return row
 }
 
