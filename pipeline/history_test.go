@@ -21,19 +21,8 @@ import (
 // declares nothing, and it and ids that are no talhão of the run are
 // warnings in run.json; a table without its columns fails the run.
 func TestReadCropsHistory(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	season, _ := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
-	newRun := func(src string) (*run, *inputs) {
-		cfg := Config{Crops: src, Season: season}
-		return &run{cfg: cfg, m: newManifest(cfg, time.Now(), "test")}, &inputs{finger: map[string]string{}}
-	}
+	write := fileWriter(t)
+	newRun := func(src string) (*run, *inputs) { return inputRun(Config{Crops: src}) }
 	known := []string{"T01", "T02"}
 	src := write("crops.csv", "field_id;agri_year;crop;species;family;purpose;start;end\n"+
 		"T01;2024/2025;soja;Glycine max;Fabaceae;grain;2024-10-05;2025-02-10\n"+
@@ -139,4 +128,24 @@ func TestAnalyseCrops(t *testing.T) {
 	if !slices.ContainsFunc(m.Inputs, func(in export.Input) bool { return in.Role == "crops" && in.Path == crops && in.SHA256 != "" }) {
 		t.Errorf("run.json inputs %+v: want the crop history", m.Inputs)
 	}
+}
+
+// fileWriter returns a function that writes a file of a fresh temporary
+// folder and returns its path.
+func fileWriter(t *testing.T) func(name, s string) string {
+	dir := t.TempDir()
+	return func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+}
+
+// inputRun is a run of cfg (season 2026/2027) with a fresh manifest and
+// empty inputs, for the readers of the declared files.
+func inputRun(cfg Config) (*run, *inputs) {
+	cfg.Season, _ = coverage.ParseSeason("2026/2027", coverage.MonthDay{})
+	return &run{cfg: cfg, m: newManifest(cfg, time.Now(), "test")}, &inputs{finger: map[string]string{}}
 }

@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,19 +18,8 @@ import (
 // dates; bad rows and declared ids that are no talhão (or differ in case)
 // are warnings in run.json; the pt-BR dialect is read.
 func TestReadSowingReports(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, s string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	season, _ := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
-	newRun := func(src string) (*run, *inputs) {
-		cfg := Config{Sowing: src, Season: season}
-		return &run{cfg: cfg, m: newManifest(cfg, time.Now(), "test")}, &inputs{finger: map[string]string{}}
-	}
+	write := fileWriter(t)
+	newRun := func(src string) (*run, *inputs) { return inputRun(Config{Sowing: src}) }
 	known := []string{"T01", "T02"}
 
 	r, in := newRun(write("br.csv", "field_id;season;sowing_date\nT01;2024/2025;14/10/2024\nt02;2024/2025;20/10/2024\nT01;2024/2025;99/99/2024\n"))
