@@ -26,6 +26,10 @@
 //     (median, minimum after Zheng et al. 2012, or mean NDTI, mapped
 //     linearly between bare-soil and full-straw NDTI) remain as
 //     Params.Estimator.
+//   - The declared residue: AssessHistory takes the talhão's crop history;
+//     the residue of the crop that ended last before each sowing, and its
+//     age, set the prior of that season's straw spectrum by published
+//     decomposition rates (residue.go; without a history it is Assess).
 //   - C and its level: Assess averages the cells of each season and the
 //     three seasons; zarc.CLevel applies Tabela 1. A season that cannot be
 //     read leaves C missing with its reason (IN 2.2: never guessed).
