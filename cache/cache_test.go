@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -231,7 +232,7 @@ func TestInspectPrune(t *testing.T) {
 	if err := os.WriteFile(c.partition("BROKEN"), []byte("PAR1"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(dir, dir2(), ".talhao=x.parquet.tmp-123")
+	tmp := filepath.Join(dir, dir2(), "."+filepath.Base(c.partition("GONE"))+".tmp-123") // as storage.CreateTemp names it
 	if err := os.WriteFile(tmp, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestInspectPrune(t *testing.T) {
 	}
 	o := PruneOptions{OlderThan: 90 * 24 * time.Hour, Now: day("2026-11-30"), Fields: fields, IDField: "id", DryRun: true}
 	rm, err := Prune(ctx, dir, o)
-	if err != nil || len(rm) != 4 {
+	if err != nil || len(rm.Removed) != 4 || len(rm.Foreign) != 0 {
 		t.Fatalf("dry run: %+v, %v; want OLD (age), GONE (portfolio), BROKEN and the temporary file", rm, err)
 	}
 	if after, _ := Inspect(ctx, dir); len(after) != 5 {
@@ -276,6 +277,120 @@ func TestInspectPrune(t *testing.T) {
 }
 
 func dir2() string { return dir }
+
+// TestPruneKeepsForeignFiles (issue 27 D12): files in the partition folder
+// that manejo does not write — notes, a sub-folder, a backup of a
+// partition, a Parquet file of another name — are listed as foreign by
+// Inspect and left alone by Prune, even with every rule on; the partition
+// of a talhão out of the portfolio and a corrupt partition still go.
+func TestPruneKeepsForeignFiles(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	c := Open(dir)
+	it := testItem("S2A_1", "sentinel-2-l2a", "2026-01-05", "/a")
+	for _, id := range []string{"KEEP", "GONE"} {
+		e := &Entry{Meta: Meta{FieldID: id, WrittenAt: day("2026-11-01"), Items: []Item{{ID: it.ID, Date: "2026-01-05"}}}, Obs: obsOf(id, it, 0.4, "")}
+		if _, err := c.Store(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	part, err := os.ReadFile(c.partition("KEEP"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdir := filepath.Join(dir, dir2())
+	foreign := map[string][]byte{
+		"notes.txt":       []byte("my notes"),
+		"subdir/keep.txt": []byte("keep me"),
+		filepath.Base(c.partition("KEEP")) + ".bak":    part,
+		"talhao=KEEP.parquet":                          part,
+		"subdir/" + filepath.Base(c.partition("GONE")): part,
+		".notes.txt.tmp-1":                             []byte("not a partition's temporary file"),
+	}
+	for name, b := range foreign {
+		p := filepath.Join(pdir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	broken := filepath.Join(pdir, "talhao=00112233445566778899aabbccddeeff.parquet")
+	if err := os.WriteFile(broken, []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := Inspect(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nForeign := 0
+	for _, p := range ps {
+		if errors.Is(p.Err, ErrForeign) {
+			nForeign++
+		}
+	}
+	if nForeign != len(foreign) {
+		t.Errorf("Inspect flags %d files foreign, want %d: %+v", nForeign, len(foreign), ps)
+	}
+	fields := filepath.Join(t.TempDir(), "talhoes.geojson")
+	if err := os.WriteFile(fields, []byte(`{"type":"FeatureCollection","features":[`+feature("KEEP")+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Prune(ctx, dir, PruneOptions{OlderThan: time.Hour, Now: day("2026-11-30"), Fields: fields, IDField: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Foreign) != len(foreign) {
+		t.Errorf("Prune reports %d foreign files, want %d: %v", len(res.Foreign), len(foreign), res.Foreign)
+	}
+	for name, b := range foreign {
+		got, err := os.ReadFile(filepath.Join(pdir, filepath.FromSlash(name)))
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s: %v after prune; want it untouched", name, err)
+		}
+	}
+	if len(res.Removed) != 3 {
+		t.Errorf("removed %+v; want KEEP and GONE (older than an hour) and the corrupt partition", res.Removed)
+	}
+	if _, err := os.Stat(broken); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("corrupt partition kept: %v", err)
+	}
+}
+
+// TestPruneRefusesPortfolioWithoutIDs (issue 27 D13): a talhões file in
+// which no feature has an id (a wrong --id-field, an empty
+// FeatureCollection) would select every partition: Prune refuses it,
+// naming the file and the id field, and removes nothing.
+func TestPruneRefusesPortfolioWithoutIDs(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	it := testItem("S2A_1", "sentinel-2-l2a", "2026-01-05", "/a")
+	e := &Entry{Meta: Meta{FieldID: "KEEP", WrittenAt: day("2026-11-01"), Items: []Item{{ID: it.ID, Date: "2026-01-05"}}}, Obs: obsOf("KEEP", it, 0.4, "")}
+	if _, err := Open(dir).Store(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	for name, tc := range map[string]struct{ gj, idField string }{
+		"no such property": {`{"type":"FeatureCollection","features":[` + feature("KEEP") + `]}`, "nosuch"},
+		"empty collection": {`{"type":"FeatureCollection","features":[]}`, "id"},
+	} {
+		fields := filepath.Join(tmp, strings.ReplaceAll(name, " ", "-")+".geojson")
+		if err := os.WriteFile(fields, []byte(tc.gj), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Prune(ctx, dir, PruneOptions{Fields: fields, IDField: tc.idField})
+		if !errors.Is(err, ErrPortfolio) || !strings.Contains(err.Error(), fields) || !strings.Contains(err.Error(), `property "`+tc.idField+`" (--id-field`) {
+			t.Errorf("%s: err %v; want ErrPortfolio naming %s and the id field", name, err, fields)
+		}
+		if len(res.Removed) != 0 {
+			t.Errorf("%s: removed %+v", name, res.Removed)
+		}
+	}
+	if ps, _ := Inspect(ctx, dir); len(ps) != 1 || ps[0].Meta == nil {
+		t.Errorf("after the refused prunes: %+v, want the partition of KEEP", ps)
+	}
+}
 
 func feature(id string) string {
 	return `{"type":"Feature","properties":{"id":"` + id + `"},"geometry":{"type":"Polygon","coordinates":[[[-55.6,-11.8],[-55.59,-11.8],[-55.59,-11.79],[-55.6,-11.79],[-55.6,-11.8]]]}}`

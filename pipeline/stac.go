@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/manejo/manejo/export"
@@ -86,6 +87,10 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 		if api, err = q.client.Detect(ctx, q.src); err != nil {
 			return nil, nil, "", nil, fmt.Errorf("%w: %w", ErrCatalogSearch, err)
 		}
+	}
+	if api == nil && len(q.collections) > 0 {
+		// Only a search reads them: a static catalog would ignore them.
+		return nil, nil, "", nil, fmt.Errorf("%w: --collections %s: %s is a static catalog, not a STAC API root", ErrConfig, strings.Join(q.collections, ","), q.src)
 	}
 	if api == nil {
 		if q.static != nil {

@@ -370,3 +370,11 @@ func (r hrefRule) prefix() string {
 	}
 	return s
 }
+
+// CheckHrefPrefixes checks allowed href prefixes (--allow-href-prefix) by
+// the rules hrefs are matched with: the error names the first one that
+// cannot be a rule (another scheme, userinfo, a GDAL path).
+func CheckHrefPrefixes(prefixes []string) error {
+	_, err := parseRules(prefixes)
+	return err
+}

@@ -65,6 +65,12 @@ func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error)
 			return tc, usagef("%s is required", name)
 		}
 	}
+	if err := writableLoc("--out", tc.Out); err != nil {
+		return tc, err
+	}
+	if err := countFlags(map[string]int{"--workers": tc.Workers}); err != nil {
+		return tc, err
+	}
 	if tc.AgriYearStart, err = coverage.ParseMonthDay(f.agriStart); err != nil {
 		return tc, usagef("--agri-year-start: %v", err)
 	}
@@ -100,6 +106,11 @@ func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error)
 	tc.OperatorCNPJ = f.cnpj
 	if tc.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
 		return tc, err
+	}
+	if tc.Sowing != "" {
+		if err := inputExists(ctx, "--sowing", tc.Sowing); err != nil {
+			return tc, err
+		}
 	}
 	tc.Tillage, tc.Coverage, tc.Version = f.tp, f.cp, version
 	return tc, nil

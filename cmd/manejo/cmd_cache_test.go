@@ -27,7 +27,12 @@ func TestCacheCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "observations-v1", "talhao=bad.parquet"), []byte("PAR1"), 0o644); err != nil {
+	bad := "talhao=00112233445566778899aabbccddeeff.parquet" // named as a partition, not one
+	if err := os.WriteFile(filepath.Join(dir, "observations-v1", bad), []byte("PAR1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(dir, "observations-v1", "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) (string, int) {
@@ -37,11 +42,14 @@ func TestCacheCommands(t *testing.T) {
 	}
 	out, code := run("cache", "inspect", "--cache", dir)
 	if code != 0 || !strings.Contains(out, "NEW: 1 scenes 2026-01-05..2026-01-05, 1 observations, version test") ||
-		!strings.Contains(out, "talhao=bad.parquet: cache: corrupt") || !strings.Contains(out, "3 partitions (1 not usable)") {
+		!strings.Contains(out, bad+": cache: corrupt") || !strings.Contains(out, "3 partitions (1 not usable)") ||
+		!strings.Contains(out, notes+": not a file manejo writes: left alone") || !strings.Contains(out, "1 other file(s) manejo did not write, left alone") {
 		t.Errorf("inspect (exit %d):\n%s", code, out)
 	}
 	out, code = run("cache", "prune", "--cache", dir, "--older-than", "90d", "--dry-run")
-	if code != 0 || strings.Count(out, "would remove "+dir) != 2 || !strings.Contains(out, "would remove 2 partitions") {
+	if code != 0 || !strings.Contains(out, "would remove talhão OLD (talhao=") || !strings.Contains(out, "more than 90 days ago") ||
+		!strings.Contains(out, "would remove "+filepath.Join(dir, "observations-v1", bad)+": cache: corrupt") ||
+		!strings.Contains(out, "left alone "+notes) || !strings.Contains(out, "would remove 2 partitions; 1 other file(s) manejo did not write left alone") {
 		t.Errorf("prune --dry-run (exit %d):\n%s", code, out)
 	}
 	out, code = run("cache", "prune", "--cache", dir, "--older-than", "90d")
@@ -50,6 +58,22 @@ func TestCacheCommands(t *testing.T) {
 	}
 	if out, _ = run("cache", "inspect", "--cache", dir); !strings.Contains(out, "1 partitions (0 not usable)") || !strings.Contains(out, "NEW:") {
 		t.Errorf("after prune:\n%s", out)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+		t.Errorf("prune touched a file manejo did not write: %q, %v", b, err)
+	}
+	// A portfolio in which no feature has the id field is a usage error
+	// that removes nothing (D13); so is a --fields file that is not there.
+	out, code = run("cache", "prune", "--cache", dir, "--fields", demoTalhoes, "--id-field", "nosuch")
+	if code != exitUsage || !strings.Contains(out, "--fields "+demoTalhoes+": no feature has an id in property \"nosuch\"") {
+		t.Errorf("--id-field nosuch: exit %d\n%s", code, out)
+	}
+	out, code = run("cache", "prune", "--cache", dir, "--fields", filepath.Join(dir, "none.geojson"))
+	if code != exitUsage || !strings.Contains(out, "no such file") {
+		t.Errorf("missing --fields: exit %d\n%s", code, out)
+	}
+	if out, _ = run("cache", "inspect", "--cache", dir); !strings.Contains(out, "1 partitions (0 not usable)") {
+		t.Errorf("a refused prune removed something:\n%s", out)
 	}
 	if _, code = run("cache", "prune", "--cache", dir, "--older-than", "soon"); code != exitUsage {
 		t.Errorf("--older-than soon: exit %d, want %d", code, exitUsage)

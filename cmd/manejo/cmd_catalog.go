@@ -34,6 +34,11 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
+	if cfg.Out != "" {
+		if err := writableLoc("--out", cfg.Out); err != nil {
+			return err
+		}
+	}
 	if cfg.API == "" || cfg.Out == "" {
 		return usagef("--api and --out are required")
 	}

@@ -48,6 +48,8 @@ func parseClassifyFlags(args []string, stderr io.Writer) (classifyFlags, error) 
 		return f, usagef("one of --rs or --rs-csv is required")
 	case f.format != "table" && f.format != "json":
 		return f, usagef("--format must be table or json, not %q", f.format)
+	case f.out != "":
+		return f, writableLoc("--out", f.out)
 	}
 	return f, nil
 }

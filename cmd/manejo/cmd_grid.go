@@ -47,6 +47,9 @@ func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if ext := strings.ToLower(filepath.Ext(*out)); ext != ".geojson" && ext != ".json" && ext != ".parquet" {
 		return usagef("--out %s: want a .geojson or .parquet file", *out)
 	}
+	if err := writableLoc("--out", *out); err != nil {
+		return err
+	}
 	opts, err := gridOptions(*cellHa, *buffer)
 	if err != nil {
 		return err

@@ -29,6 +29,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *in == "" {
 		return usagef("--in is required")
 	}
+	if err := writableLoc("--out", *out); err != nil {
+		return err
+	}
 	if err := checkReportOut(*out); err != nil {
 		return err
 	}

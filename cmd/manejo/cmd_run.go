@@ -19,6 +19,7 @@ import (
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/tillage"
 )
@@ -90,6 +91,45 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Float64Var(&f.cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
 }
 
+// checkPlaces checks the flags that name places and counts before the run
+// creates anything: where it writes (--out, --cache), the counts
+// (--workers, ...), the href rules, --collections against the catalog and
+// the --sowing file. Each is a usage error (exit 2).
+func (f *runFlags) checkPlaces(ctx context.Context) error {
+	cfg := &f.cfg
+	if err := writableLoc("--out", cfg.Out); err != nil {
+		return err
+	}
+	if cfg.Cache != "" {
+		if err := writableLoc("--cache", cfg.Cache); err != nil {
+			return err
+		}
+	}
+	if err := countFlags(map[string]int{"--workers": cfg.Workers, "--io-concurrency": cfg.IOConcurrency, "--batch-size": cfg.BatchSize, "--shards": f.shards}); err != nil {
+		return err
+	}
+	if err := series.CheckHrefPrefixes(f.allow); err != nil {
+		return usagef("--allow-href-prefix: %v", err)
+	}
+	if err := staticCollections(cfg.Catalog, f.collections); err != nil {
+		return err
+	}
+	if cfg.Sowing != "" {
+		return inputExists(ctx, "--sowing", cfg.Sowing)
+	}
+	return nil
+}
+
+// staticCollections refuses --collections with a catalog that cannot be a
+// STAC API root (a file, a folder, s3://): only a search reads them, and a
+// static catalog would silently ignore them.
+func staticCollections(catalog string, collections []string) error {
+	if len(collections) > 0 && !stacapi.MaybeAPI(catalog) {
+		return usagef("--collections %s: --catalog %s is a static catalog, not a STAC API root; --collections only selects what a search reads (drop it, or filter the catalog)", strings.Join(collections, ","), catalog)
+	}
+	return nil
+}
+
 // operatorCNPJEnv is the environment variable that gives
 // --cnpj-empresa-sensoriamento its default (one operator, many runs).
 const operatorCNPJEnv = "MANEJO_CNPJ_EMPRESA_SENSORIAMENTO"
@@ -134,6 +174,9 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 		}
 	}
 	if err := checkRun(&cfg, f.cp); err != nil { // flags.go: NaN/Inf/negative, --from after --as-of, --id-field
+		return cfg, err
+	}
+	if err := f.checkPlaces(ctx); err != nil {
 		return cfg, err
 	}
 	if err := checkOperatorCNPJ(cfg.OperatorCNPJ); err != nil {
@@ -241,6 +284,9 @@ func loadCodes(ctx context.Context, flagValue, file string) (sinm.SatelliteCodes
 	codes := sinm.SatelliteCodes{}
 	if file != "" {
 		r, err := storage.Open(ctx, file)
+		if errors.Is(err, storage.ErrNotExist) {
+			return nil, usagef("--satellite-codes-file %s: no such file", file)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read satellite codes: %w", err)
 		}

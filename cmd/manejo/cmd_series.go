@@ -76,6 +76,12 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if ext := strings.ToLower(filepath.Ext(*out)); ext != ".parquet" && ext != ".csv" {
 		return usagef("--out %s: want a .parquet or .csv file", *out)
 	}
+	if err := writableLoc("--out", *out); err != nil {
+		return err
+	}
+	if err := staticCollections(*catalog, cols); err != nil {
+		return err
+	}
 	o := series.Options{Workers: *workers}
 	var err error
 	if o.From, o.To, err = seriesDates(*from, *to); err != nil {
@@ -89,6 +95,9 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if p = strings.TrimSpace(p); p != "" {
 			prefixes = append(prefixes, p)
 		}
+	}
+	if err := series.CheckHrefPrefixes(prefixes); err != nil {
+		return usagef("--allow-href-prefix: %v", err)
 	}
 	for k, v := range storage.GDALConfig() {
 		o.GDALConfig = append(o.GDALConfig, k+"="+v)

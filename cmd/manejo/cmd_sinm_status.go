@@ -25,8 +25,8 @@ func runSINMStatus(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if f.in == "" {
-		return usagef("--in is required")
+	if err := f.check(); err != nil {
+		return err
 	}
 	c, err := f.newClient(stderr)
 	if err != nil {

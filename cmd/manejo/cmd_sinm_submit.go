@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -42,6 +43,22 @@ func (f *sinmFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.credentials, "credentials", "", "file of SINM_CLIENT_ID=... and SINM_CLIENT_SECRET=... lines (default: the environment)")
 	fs.Float64Var(&f.rate, "rate", 5, "at most this many requests per second (0: no limit)")
 	fs.IntVar(&f.concurrency, "concurrency", 4, "requests in flight at once")
+}
+
+// check refuses what submit and status cannot use, before any credential
+// is asked for: an --in that is not a local folder, a negative or
+// non-finite --rate.
+func (f *sinmFlags) check() error {
+	if f.in == "" {
+		return usagef("--in is required")
+	}
+	if _, err := f.ledgerPath(); err != nil {
+		return err
+	}
+	if math.IsNaN(f.rate) || math.IsInf(f.rate, 0) || f.rate < 0 {
+		return usagef("--rate %g: want requests per second ≥ 0 (0: no limit)", f.rate)
+	}
+	return nil
 }
 
 // endpoints returns the token and API URLs of the flags.
@@ -179,9 +196,10 @@ func parseSINMSubmit(args []string, stderr io.Writer) (sinmFlags, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return f, err
 	}
+	if err := f.check(); err != nil {
+		return f, err
+	}
 	switch {
-	case f.in == "":
-		return f, usagef("--in is required")
 	case f.unresolved != "resend" && f.unresolved != "hold":
 		return f, usagef("--unresolved must be resend or hold")
 	case f.concurrency < 1:

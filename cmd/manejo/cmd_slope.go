@@ -71,6 +71,9 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		default:
 			return usagef("--out %s: want a .csv or .json file", *out)
 		}
+		if err := localLoc("--out", *out); err != nil {
+			return err
+		}
 	}
 	if *jobs < 1 {
 		return usagef("--jobs %d: want at least 1", *jobs)

@@ -31,6 +31,9 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *out == "" {
 		return usagef("--out is required")
 	}
+	if err := localLoc("--out", *out); err != nil {
+		return err
+	}
 	o := synth.Options{Out: *out, Seed: *seed, Fields: *fields, RevisitDays: *revisit,
 		SceneSizePx: *size, BlockSize: *block, CloudScale: *clouds}
 	var err error

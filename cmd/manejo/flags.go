@@ -1,12 +1,19 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"maps"
 	"math"
+	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/storage"
 )
 
 // Checks of flag values shared by several commands. Each returns a usage
@@ -95,4 +102,61 @@ func checkRun(cfg *pipeline.Config, cp coverage.Params) error {
 		asOf = cfg.Season.Start.AddDate(0, 0, -1)
 	}
 	return dateRange(cfg.From, asOf)
+}
+
+// schemeRE finds the scheme of a location written as a URL ("gs://b/x",
+// and "ftp:/x" too): anything else is a local path.
+var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*):/`)
+
+// writableLoc checks a location manejo writes (--out, --cache): a local
+// path or s3://bucket/prefix. Any other scheme (gs://, ftp://, https://,
+// file://) or a GDAL /vsi… path is a usage error before anything is
+// created: written as a local path it would make a folder named "gs:".
+func writableLoc(flag, loc string) error {
+	m := schemeRE.FindStringSubmatch(loc)
+	switch {
+	case m == nil && strings.HasPrefix(loc, "/vsi"):
+		return usagef("%s %s: GDAL virtual paths cannot be written: want a local folder or s3://bucket/prefix", flag, loc)
+	case m == nil:
+		return nil
+	case strings.EqualFold(m[1], "s3"):
+		if bucket, _, _ := strings.Cut(strings.TrimPrefix(loc, "s3://"), "/"); !strings.HasPrefix(loc, "s3://") || bucket == "" {
+			return usagef("%s %s: want s3://bucket/prefix", flag, loc)
+		}
+		return nil
+	}
+	return usagef("%s %s: scheme %s is not supported here: want a local folder or s3://bucket/prefix", flag, loc, m[1])
+}
+
+// localLoc checks a location only written on the local disk (synth, slope):
+// any URL scheme is a usage error.
+func localLoc(flag, loc string) error {
+	if m := schemeRE.FindStringSubmatch(loc); m != nil || strings.HasPrefix(loc, "/vsi") {
+		return usagef("%s %s: want a local path", flag, loc)
+	}
+	return nil
+}
+
+// inputExists is a usage error when loc names no file or object (a typo,
+// a file not copied): a configuration error, not a failure to retry. A
+// store that cannot tell (network, permissions) is the run's error.
+func inputExists(ctx context.Context, flag, loc string) error {
+	ok, err := storage.Exists(ctx, loc)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, loc, err)
+	case !ok:
+		return usagef("%s %s: no such file", flag, loc)
+	}
+	return nil
+}
+
+// countFlags refuses a negative count (--workers -3): 0 means the default.
+func countFlags(counts map[string]int) error {
+	for _, name := range slices.Sorted(maps.Keys(counts)) {
+		if counts[name] < 0 {
+			return usagef("%s %d: want 0 (the default) or a positive number", name, counts[name])
+		}
+	}
+	return nil
 }
