@@ -157,12 +157,6 @@ func (r *run) openTable(ctx context.Context, tc TableConfig) (series.Table, erro
 		r.m.addFailure(id, "read", errors.Join(errs...).Error())
 	}
 	sort.Slice(r.m.Failures, func(i, j int) bool { return r.m.Failures[i].FieldID < r.m.Failures[j].FieldID })
-	if tab.OrphanRows > 0 {
-		r.m.Counts["rows_without_talhao"] = int64(tab.OrphanRows)
-		for _, e := range tab.Orphans {
-			r.m.Warnings = append(r.m.Warnings, e.Error())
-		}
-	}
 	if err := r.readSowing(in, known, r.startSowing(ctx)); err != nil {
 		return tab, err
 	}
@@ -179,7 +173,7 @@ func (r *run) openTable(ctx context.Context, tc TableConfig) (series.Table, erro
 	}
 	sort.Slice(r.m.Inputs, func(i, j int) bool { return r.m.Inputs[i].Path < r.m.Inputs[j].Path })
 	r.m.ParamsHash = in.params
-	r.logf("%d rows of %s: %d talhões, %d refused for bad rows, %d rows naming no talhão", tab.Rows, src, len(tab.Grids), len(tab.Refused), tab.OrphanRows)
+	r.logf("%d rows of %s: %d talhões, %d refused for bad rows", tab.Rows, src, len(tab.Grids), len(tab.Refused))
 	return tab, nil
 }
 

@@ -37,7 +37,13 @@ import (
 //     optional per talhão.
 //
 // A row with a bad value refuses its talhão, with an error naming the row
-// and the column; the other talhões go on.
+// and the column; the other talhões go on. A table whose rows cannot all be
+// told apart or attributed is refused whole, naming the row, since any
+// talhão's series could be cut: a CSV syntax error (a stray quote, which
+// would join the following lines into one cell up to the next quote or the
+// end of the file), a cell holding a line break, a row naming no talhão
+// (field_id empty, or written as a CPF/CNPJ). Rows whose cells are all
+// empty carry nothing and are skipped.
 
 // ErrTable marks an observation table that cannot be read at all (no such
 // column, not CSV or Parquet); TableError wraps it too.
@@ -93,10 +99,6 @@ type Table struct {
 	// Refused are the talhões refused for a bad row, each with its first
 	// errors (at most MaxTableErrors) and, last, how many more there were.
 	Refused map[string][]error
-	// Orphans are the errors of rows that name no talhão (at most
-	// MaxTableErrors); OrphanRows counts those rows.
-	Orphans    []error
-	OrphanRows int
 	// NDTI is false for an NDVI-only table (no ndti and no SWIR columns).
 	NDTI bool
 }
@@ -134,21 +136,47 @@ func ReadTable(b []byte, source string, o TableOptions) (Table, error) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
-			if row == 0 {
-				return Table{}, &TableError{Source: source, Err: err}
-			}
+		var whole *wholeTableError
+		switch {
+		case errors.As(err, &whole):
+			return Table{}, &TableError{Source: source, Row: row, Err: fmt.Errorf("%w; the table is refused whole: the rows after it would be cut or misread", whole.err)}
+		case err != nil && row == 0:
+			return Table{}, &TableError{Source: source, Err: err}
+		case rec != nil && blank(rec):
+			// nothing to read: a spreadsheet's ",,,," or a line of spaces
+		case err != nil:
 			field := ""
 			if i := cols[colField]; i < len(rec) && !grid.DocumentShaped(strings.TrimSpace(rec[i])) {
 				field = strings.TrimSpace(rec[i])
 			}
 			tb.rows++
 			tb.fail(&TableError{Source: source, Row: row, FieldID: field, Err: err}, field)
-			continue
+		default:
+			tb.add(row, rec)
 		}
-		tb.add(row, rec)
+	}
+	if tb.nOrph > 0 {
+		return Table{}, &TableError{Source: source, Err: fmt.Errorf("%d row(s) name no talhão, so any talhão's series could be cut; the table is refused whole (fix or remove them): %w",
+			tb.nOrph, errors.Join(tb.orph...))}
 	}
 	return tb.table(), nil
+}
+
+// wholeTableError is a row error that refuses the whole table: the rows
+// after it cannot be trusted to be the file's rows.
+type wholeTableError struct{ err error }
+
+func (e *wholeTableError) Error() string { return e.err.Error() }
+
+// blank reports whether every cell of a row is empty (a spreadsheet's
+// trailing ",,,,"): such a row carries nothing.
+func blank(rec []string) bool {
+	for _, c := range rec {
+		if strings.TrimSpace(c) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // rowSource yields the header and the rows of a table as text.
@@ -188,26 +216,39 @@ func newCSVRows(b []byte) (*csvRows, error) {
 func (c *csvRows) header() []string { return c.head }
 func (c *csvRows) headerRow() int   { return 1 }
 
+// next returns the next record. A syntax error (a stray quote) or a cell
+// holding a line break is a wholeTableError: a quote opened by mistake
+// joins the following lines into one cell, up to the next quote or the end
+// of the file, so the rows after it are not the file's rows.
 func (c *csvRows) next() (int, []string, error) {
 	rec, err := c.r.Read()
 	if err == io.EOF {
 		return 0, nil, io.EOF
 	}
-	if err != nil {
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			line := pe.StartLine
-			if line == 0 {
-				line = pe.Line
-			}
-			if pe.Err == csv.ErrFieldCount {
-				return line, rec, fmt.Errorf("%d fields, the header has %d", len(rec), len(c.head))
-			}
-			return line, nil, pe.Err
-		}
+	var pe *csv.ParseError
+	if err != nil && !errors.As(err, &pe) {
 		return 0, nil, err
 	}
-	line, _ := c.r.FieldPos(0) // only after a successful Read
+	line := 0
+	if pe != nil {
+		if line = pe.StartLine; line == 0 {
+			line = pe.Line
+		}
+		if pe.Err != csv.ErrFieldCount {
+			return line, nil, &wholeTableError{fmt.Errorf("CSV syntax error on line %d, column %d: %v", pe.Line, pe.Column, pe.Err)}
+		}
+	} else {
+		line, _ = c.r.FieldPos(0) // only after a successful Read
+	}
+	for i, cell := range rec {
+		if strings.ContainsAny(cell, "\r\n") {
+			start, _ := c.r.FieldPos(i)
+			return line, nil, &wholeTableError{fmt.Errorf("cell %d holds a line break: lines %d to %d read as one row (an unbalanced quote?)", i+1, line, start+strings.Count(cell, "\n"))}
+		}
+	}
+	if pe != nil {
+		return line, rec, fmt.Errorf("%d fields, the header has %d", len(rec), len(c.head))
+	}
 	return line, rec, nil
 }
 

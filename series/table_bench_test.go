@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,4 +81,45 @@ func BenchmarkReadTable(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/tPar.Seconds(), "parquet-rows/s")
 	b.ReportMetric(tCSV.Seconds()/tBare.Seconds(), "readTable/csvDecode")
 	b.ReportMetric(tPar.Seconds()/tBare.Seconds(), "readParquet/csvDecode")
+}
+
+// TestWriteBigTable writes the table of WriteBigTable to
+// $MANEJO_BIG_TABLE (50,000 points × 45 dates, or $MANEJO_BIG_POINTS ×
+// $MANEJO_BIG_DATES); skipped without it. docs/security.md ("Memory")
+// measures `manejo analyse` on it with /usr/bin/time -v.
+func TestWriteBigTable(t *testing.T) {
+	path := os.Getenv("MANEJO_BIG_TABLE")
+	if path == "" {
+		t.Skip("MANEJO_BIG_TABLE not set")
+	}
+	points, dates := 50_000, 45
+	if n, err := strconv.Atoi(os.Getenv("MANEJO_BIG_POINTS")); err == nil {
+		points = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("MANEJO_BIG_DATES")); err == nil {
+		dates = n
+	}
+	var sb strings.Builder
+	WriteBigTable(&sb, points, dates)
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d points × %d dates, %d bytes", path, points, dates, sb.Len())
+}
+
+// WriteBigTable writes the observation table of one talhão of points ×
+// dates (NDVI and NDTI, a soybean–maize year every 32 days) to w, as an
+// attacker's or a careless export's one-talhão table would be: the input
+// of the memory measurement of issue 27 D15 (TestWriteBigTable).
+func WriteBigTable(w *strings.Builder, points, dates int) {
+	w.WriteString("field_id,point_id,lon,lat,date,ndvi,ndti\n")
+	d0 := time.Date(2022, 7, 3, 0, 0, 0, 0, time.UTC)
+	for p := range points {
+		lon, lat := -55.6+float64(p%250)*1e-4, -11.8+float64(p/250)*1e-4
+		for k := range dates {
+			d := d0.AddDate(0, 0, 32*k)
+			v := 0.2 + 0.6*float64((d.YearDay()+p%7)%180)/180
+			fmt.Fprintf(w, "BIG,p%05d,%.5f,%.5f,%s,%.4f,%.4f\n", p, lon, lat, d.Format(time.DateOnly), v, 0.1+v/10)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package series
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -158,8 +159,9 @@ func TestReadTableBadRows(t *testing.T) {
 }
 
 // TestReadTableInconsistent: a point that moves, a talhão with two crops,
-// a reading given twice are errors naming both rows; a CPF-shaped id is
-// refused without being echoed; rows without a talhão are counted.
+// a reading given twice are errors naming both rows; rows without a
+// talhão refuse the table whole (any series could be cut), each named by
+// row and column, a CPF-shaped id without being echoed.
 func TestReadTableInconsistent(t *testing.T) {
 	for name, c := range map[string]struct{ rows, refused, want string }{
 		"point moves": {"Y,1,-55,-12,2024-09-01,0.5,soja\nY,1,-55.1,-12,2024-09-11,0.5,soja\n", "Y",
@@ -177,15 +179,69 @@ func TestReadTableInconsistent(t *testing.T) {
 			}
 		})
 	}
-	tab := readCSV(t, "field_id,point_id,lon,lat,date,ndvi\n529.982.247-25,1,-55,-12,2024-09-01,0.5\n,1,-55,-12,2024-09-01,0.5\n", TableOptions{Collection: "s2"})
-	if tab.OrphanRows != 2 || len(tab.Orphans) != 2 || len(tab.Grids) != 0 {
-		t.Fatalf("orphans %d %v, grids %d", tab.OrphanRows, tab.Orphans, len(tab.Grids))
+	_, err := ReadTable([]byte("field_id,point_id,lon,lat,date,ndvi\nA,1,-55,-12,2024-09-01,0.5\n529.982.247-25,1,-55,-12,2024-09-01,0.5\n,1,-55,-12,2024-09-01,0.5\n"), "obs.csv", TableOptions{Collection: "s2"})
+	if !errors.Is(err, ErrTable) || !strings.Contains(err.Error(), "obs.csv: 2 row(s) name no talhão") {
+		t.Fatalf("rows without a talhão: %v; want the table refused", err)
 	}
-	if msg := tab.Orphans[0].Error(); strings.Contains(msg, "529") || !strings.Contains(msg, "row 2 column field_id: written as a CPF or CNPJ") {
+	if msg := err.Error(); strings.Contains(msg, "529") || !strings.Contains(msg, "row 3 column field_id: written as a CPF or CNPJ") {
 		t.Errorf("CPF id error %q: want it named by row and column, never echoed", msg)
 	}
-	if msg := tab.Orphans[1].Error(); !strings.Contains(msg, "row 3 column field_id: empty") {
+	if msg := err.Error(); !strings.Contains(msg, "row 4 column field_id: empty") {
 		t.Errorf("empty id error %q", msg)
+	}
+}
+
+// TestReadTableStrayQuote (issue 27 D14): a stray quote used to join every
+// line after it into one cell, and the talhões were analysed on the series
+// cut there, with a warning at most. Now any CSV syntax error, or a cell
+// holding a line break, refuses the table whole, naming the file and the
+// row; a field count error on a line of its own still refuses only its
+// talhão, and rows of empty cells are skipped.
+func TestReadTableStrayQuote(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("field_id,point_id,lon,lat,date,ndvi\n")
+	d0 := time.Date(2024, 7, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 1200 {
+		fmt.Fprintf(&b, "%s,p1,-55,-12,%s,0.5\n", []string{"A", "B"}[i%2], d0.AddDate(0, 0, i/2).Format(time.DateOnly))
+	}
+	good := b.String()
+	lines := strings.SplitAfter(good, "\n")
+	at := func(row int, edit func(string) string) string { // row = CSV line, header = 1
+		l := append([]string(nil), lines...)
+		l[row-1] = edit(l[row-1])
+		return strings.Join(l, "")
+	}
+	if tab := readCSV(t, good, TableOptions{Collection: "s2"}); len(tab.Obs) != 1200 {
+		t.Fatalf("clean table: %d observations", len(tab.Obs))
+	}
+	for _, c := range []struct{ name, csv, want string }{
+		{"opening quote at row 1001", at(1001, func(s string) string { return strings.Replace(s, "p1", `"p1`, 1) }),
+			"obs.csv row 1001: CSV syntax error on line 1201"},
+		{"opening quote at row 2", at(2, func(s string) string { return `"` + s }), "obs.csv row 2: CSV syntax error"},
+		{"bare quote at row 500", at(500, func(s string) string { return strings.Replace(s, "p1", `p"1`, 1) }),
+			`obs.csv row 500: CSV syntax error on line 500, column 4: bare " in non-quoted-field`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tab, err := ReadTable([]byte(c.csv), "obs.csv", TableOptions{Collection: "s2"})
+			if !errors.Is(err, ErrTable) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "refused whole") {
+				t.Errorf("err %v, %d observations; want the table refused: %q", err, len(tab.Obs), c.want)
+			}
+		})
+	}
+	// A quote opened on row 700 and closed on row 703: the three lines
+	// between would be one cell of a row with the wrong field count.
+	joined := at(700, func(s string) string { return strings.Replace(s, ",p1,", `,"p1,`, 1) })
+	joined = strings.Replace(joined, lines[702], strings.Replace(lines[702], ",p1,", `,p1",`, 1), 1)
+	if _, err := ReadTable([]byte(joined), "obs.csv", TableOptions{Collection: "s2"}); !errors.Is(err, ErrTable) ||
+		!strings.Contains(err.Error(), "obs.csv row 700: cell 2 holds a line break: lines 700 to 703 read as one row") {
+		t.Errorf("quote closed 3 lines later: %v", err)
+	}
+	// A row with a missing cell on its own line refuses only its talhão;
+	// a row of empty cells is skipped.
+	short := at(9, func(string) string { return "A,p1,-55,-12,2024-07-04\n" }) + ",,,,,\n"
+	tab := readCSV(t, short, TableOptions{Collection: "s2"})
+	if len(tab.Refused["A"]) != 1 || !strings.Contains(tab.Refused["A"][0].Error(), "obs.csv row 9 (talhão A): 5 fields, the header has 6") || len(tab.Grids) != 1 || tab.Rows != 1200 {
+		t.Errorf("short row: refused %v, %d grids, %d rows", tab.Refused, len(tab.Grids), tab.Rows)
 	}
 }
 
@@ -259,16 +315,45 @@ func TestReadTableParquet(t *testing.T) {
 	}
 }
 
+// dataLines counts the lines after the header of a CSV table that hold
+// anything but separators, quotes and spaces; ok is false for Parquet and
+// for a header with a quote (it could span lines).
+func dataLines(b []byte) (int, bool) {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if bytes.HasPrefix(b, []byte("PAR1")) {
+		return 0, false
+	}
+	lines := strings.Split(string(b), "\n")
+	if strings.Contains(lines[0], `"`) {
+		return 0, false
+	}
+	sep := ","
+	if strings.Count(lines[0], ";") > strings.Count(lines[0], ",") {
+		sep = ";"
+	}
+	n := 0
+	for _, l := range lines[1:] {
+		if strings.TrimSpace(strings.NewReplacer(sep, "", `"`, "").Replace(l)) != "" {
+			n++
+		}
+	}
+	return n, true
+}
+
 func sameF32(a, b float32) bool { return a == b || (a != a && b != b) }
 
 // FuzzReadTable: whatever the bytes, ReadTable does not panic, its errors
 // are ErrTable, and every observation it keeps has finite indices in
-// −1..1 or none (NaN), a talhão and a point.
+// −1..1 or none (NaN), a talhão and a point. A CSV table it accepts lost
+// no row (issue 27 D14): every line after the header that holds anything
+// but separators, quotes and spaces is counted in Rows.
 func FuzzReadTable(f *testing.F) {
 	f.Add([]byte(goodHead + goodRows))
 	f.Add([]byte("field_id;point_id;lon;lat;date;red;nir;swir16;swir22;clear;crop\nB;1;-55,6;-11,8;2024-09-01T13:45:00Z;0,1;0,3;0,3;0,2;;milho\n"))
 	f.Add([]byte("field_id,point_id,lon,lat,date,ndvi,mask_reason\nA,1,-55,-12,2024-09-01,0.5,ndti:nodata\nA,1,-55,-12,2024-09-02,,cloud\n"))
 	f.Add([]byte("PAR1"))
+	f.Add([]byte(goodHead + strings.Replace(goodRows, ",p", `,"p`, 1)))
+	f.Add([]byte("field_id,point_id,lon,lat,date,ndvi\nA,1,-55,-12,2024-09-01,0.5\n,,,,,\n  \nA,2,-55,-12,2024-09-01,0.5\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		tab, err := ReadTable(b, "fuzz.csv", TableOptions{Collection: "s2"})
 		if err != nil {
@@ -276,6 +361,9 @@ func FuzzReadTable(f *testing.F) {
 				t.Fatalf("error %v is not ErrTable", err)
 			}
 			return
+		}
+		if n, ok := dataLines(b); ok && tab.Rows != n {
+			t.Fatalf("%d rows read, the file has %d lines of data after its header", tab.Rows, n)
 		}
 		for _, o := range tab.Obs {
 			for _, v := range []float32{o.NDVI, o.NDTI} {

@@ -354,7 +354,7 @@ func index(get func(int) string, role int, a, b float64) (float64, MaskReason, s
 
 // table assembles the talhões that had no bad row.
 func (tb *tableBuilder) table() Table {
-	t := Table{Rows: tb.rows, SlopePct: map[string]float64{}, Refused: map[string][]error{}, Orphans: tb.orph, OrphanRows: tb.nOrph,
+	t := Table{Rows: tb.rows, SlopePct: map[string]float64{}, Refused: map[string][]error{},
 		NDTI: tb.cols.has(colNDTI) || (tb.cols.has(colSWIR16) && tb.cols.has(colSWIR22))}
 	ids := make([]string, 0, len(tb.fields))
 	for id := range tb.fields {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConfigErrorsExitUsage (issue 27, D16 and the minor ones): a command
@@ -100,5 +103,36 @@ func TestCollectionsStaticOverHTTP(t *testing.T) {
 		"--satellite-codes", "sentinel-2-l2a=S01", "--out", out, "--collections", "sentinel-2-l2a", "--quiet")
 	if code != exitUsage || !strings.Contains(stderr, "--collections sentinel-2-l2a: "+srv.URL+"/items.json is a static catalog, not a STAC API root") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestAnalyseStrayQuote (issue 27 D14): a stray quote at row 1001 of an
+// analyse table used to cut both talhões' series there, with a warning in
+// run.json only. Now analyse exits 2 naming the file and the row, and
+// writes no indicator or payload.
+func TestAnalyseStrayQuote(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("field_id,point_id,lon,lat,date,ndvi\n")
+	d0 := time.Date(2022, 7, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 1400 {
+		if i+2 == 1001 {
+			fmt.Fprintf(&b, "%s,\"p1,-55.6,-11.8,%s,0.5\n", []string{"A", "B"}[i%2], d0.AddDate(0, 0, i/2).Format(time.DateOnly))
+			continue
+		}
+		fmt.Fprintf(&b, "%s,p1,-55.6,-11.8,%s,0.5\n", []string{"A", "B"}[i%2], d0.AddDate(0, 0, i/2).Format(time.DateOnly))
+	}
+	table := filepath.Join(dir, "obs.csv")
+	if err := os.WriteFile(table, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, "analyse", "--observations", table, "--collection", "s2", "--out", out, "--season", "2026/2027",
+		"--satellite-codes", "s2=S01", "--quiet")
+	if code != exitUsage || !strings.Contains(stderr, table+" row 1001: CSV syntax error on line 1401") || !strings.Contains(stderr, "refused whole") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d naming %s row 1001", code, stdout, stderr, exitUsage, table)
+	}
+	if _, err := os.Stat(filepath.Join(out, "indicators.parquet")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("indicators written from a cut table: %v", err)
 	}
 }
