@@ -109,7 +109,7 @@ func (f *runFlags) checkPlaces(ctx context.Context) error {
 		return err
 	}
 	if err := series.CheckHrefPrefixes(f.allow); err != nil {
-		return usagef("--allow-href-prefix: %v", err)
+		return usagef("%v", err)
 	}
 	if err := staticCollections(cfg.Catalog, f.collections); err != nil {
 		return err

@@ -97,7 +97,7 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if err := series.CheckHrefPrefixes(prefixes); err != nil {
-		return usagef("--allow-href-prefix: %v", err)
+		return usagef("%v", err)
 	}
 	for k, v := range storage.GDALConfig() {
 		o.GDALConfig = append(o.GDALConfig, k+"="+v)

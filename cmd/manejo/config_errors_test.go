@@ -56,7 +56,7 @@ func TestConfigErrorsExitUsage(t *testing.T) {
 		{"grid --out ftp://", []string{"grid", "--fields", demoTalhoes, "--out", "ftp://h/cells.geojson"}, "--out ftp://h/cells.geojson: scheme ftp"},
 		{"catalog --out gs://", []string{"catalog", "search", "--api", "https://127.0.0.1:1/", "--out", "gs://b/items.json"}, "--out gs://b/items.json: scheme gs"},
 		{"synth --out s3://", []string{"synth", "--out", "s3://b/synth"}, "--out s3://b/synth: want a local path"},
-		{"run --allow-href-prefix http://", run("--out", "out", "--allow-href-prefix", "http://x/"), `--allow-href-prefix: allowed href prefix "http://x/": scheme "http" is not file, s3 or https`},
+		{"run --allow-href-prefix http://", run("--out", "out", "--allow-href-prefix", "http://x/"), `--allow-href-prefix "http://x/": scheme "http" is accepted on a loopback host only`},
 		{"series --allow-href-prefix http://", []string{"series", "--fields", demoTalhoes, "--catalog", static, "--out", "o.parquet", "--allow-href-prefix", "http://x/"}, "--allow-href-prefix"},
 		{"run --sowing missing", run("--out", "out", "--sowing", missing), "--sowing " + missing + ": no such file"},
 		{"analyse --sowing missing", analyse("--out", "out", "--sowing", missing), "--sowing " + missing + ": no such file"},
