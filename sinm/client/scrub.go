@@ -70,7 +70,7 @@ func replaceForms(msg, v, with string) string {
 // clean returns s as it may leave this package: the client secret, the
 // client id and every token replaced by "[redacted]", key shown as its
 // Redact prefix, runs of CPF/CNPJ-like digits scrubbed (Scrub), and the
-// whole cut to MaxMessageBytes. It is the one filter every message passes
+// whole made valid UTF-8 and cut to MaxMessageBytes. It is the one filter every message passes
 // on its way to an Outcome, the ledger, a status row, a log line or a
 // returned error; c may be nil (a dry run).
 func (c *Client) clean(s, key string) string {
@@ -114,8 +114,11 @@ func (c *Client) cleanAll(msgs []string, key string) []string {
 	return out
 }
 
-// capMessage cuts s to MaxMessageBytes at a character boundary.
+// capMessage cuts s to MaxMessageBytes at a character boundary, after
+// replacing invalid UTF-8 (a server's bytes, or a replacement inside a
+// character) by U+FFFD.
 func capMessage(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if len(s) <= MaxMessageBytes {
 		return s
 	}
