@@ -186,6 +186,9 @@ func seasonSowing(s *daily, season Season, declared map[string]Declared, crop za
 		// The cycles are labelled around the declared crop.
 		label(cycles, mainFor(cycles, sow.Date, p.lag(c)))
 	}
+	if s != nil {
+		setCycleSowings(s, cycles, sow.Date, p)
+	}
 	return sow, cycles, err
 }
 

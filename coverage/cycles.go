@@ -41,6 +41,10 @@ type Cycle struct {
 	PeakNDVI, Amplitude float64
 	Kind                string // KindFirst, KindSecond, ...
 	Main                bool   // the main crop of its agricultural year
+	// Sowing is the cycle's sowing day: for a 2ª or 3ª safra the estimate
+	// of cycleSowing; for the main crop the season's sowing (declared or
+	// detected; set by Assess, zero from Cycles); zero for other cycles.
+	Sowing time.Time
 	// StartCensored (EndCensored) is true when the series begins (ends)
 	// inside the green-up (senescence): Start (End) is then only a bound.
 	StartCensored, EndCensored bool
@@ -226,6 +230,7 @@ func seasonCycles(s *daily, season Season, crop zarc.Crop, p Params) ([]Cycle, i
 		}
 	}
 	label(cs, main)
+	setCycleSowings(s, cs, time.Time{}, p)
 	return cs, main
 }
 

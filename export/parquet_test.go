@@ -172,7 +172,7 @@ var wantTypes = map[string]map[string]string{
 	},
 	"cycles": {
 		"field_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "cycle": "INT32/Int(bitWidth=32, isSigned=true)", "kind": "BYTE_ARRAY/String", "crop": "BYTE_ARRAY/String?",
-		"start_date": "INT32/Date", "end_date": "INT32/Date", "peak_ndvi": "FLOAT/None?",
+		"start_date": "INT32/Date", "end_date": "INT32/Date", "sowing_date": "INT32/Date?", "peak_ndvi": "FLOAT/None?",
 	},
 	"indicators": {
 		"field_id": "BYTE_ARRAY/String", "crop": "BYTE_ARRAY/String", "area_ha": "DOUBLE/None", "cell_size_ha": "DOUBLE/None",

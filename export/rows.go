@@ -114,14 +114,15 @@ type CellCoverRow struct {
 // CycleRow is one crop cycle detected in a talhão (cycles.parquet), the
 // input of the SINM interpretacoesCultura.
 type CycleRow struct {
-	FieldID   string    `parquet:"field_id,dict" doc:"talhão id"`
-	Season    string    `parquet:"season,dict" doc:"agricultural year the cycle belongs to"`
-	Cycle     int32     `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra; 0 = another cycle (see kind), kept here but not sent to SINM"`
-	Kind      string    `parquet:"kind,dict" doc:"what the cycle is: Cultivo de 1ª/2ª/3ª safra, Planta de cobertura (before the main crop), Cultivo (a year whose main crop was not found)"`
-	Crop      *string   `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
-	StartDate zarc.Date `parquet:"start_date,date" doc:"start of the cycle (sowing / green-up)"`
-	EndDate   zarc.Date `parquet:"end_date,date" doc:"end of the cycle (harvest / senescence)"`
-	PeakNDVI  *float32  `parquet:"peak_ndvi,optional" unit:"-1..1" doc:"median over cells of the cycle's maximum NDVI"`
+	FieldID    string     `parquet:"field_id,dict" doc:"talhão id"`
+	Season     string     `parquet:"season,dict" doc:"agricultural year the cycle belongs to"`
+	Cycle      int32      `parquet:"cycle" doc:"1 = 1ª safra, 2 = 2ª safra (safrinha), 3 = 3ª safra; 0 = another cycle (see kind), kept here but not sent to SINM"`
+	Kind       string     `parquet:"kind,dict" doc:"what the cycle is: Cultivo de 1ª/2ª/3ª safra, Planta de cobertura (before the main crop), Cultivo (a year whose main crop was not found)"`
+	Crop       *string    `parquet:"crop,optional,dict" doc:"crop when known (soja, milho); null otherwise"`
+	StartDate  zarc.Date  `parquet:"start_date,date" doc:"green-up of the cycle: the smoothed NDVI crosses its base plus 30 % of the rise"`
+	SowingDate *zarc.Date `parquet:"sowing_date,date" doc:"sowing of the cycle: for the 1ª safra the season's (declared, else detected); for a 2ª/3ª safra its green-up minus the sowing-to-green-up lag of maize (29.6 days, docs/sinm.md); null for other cycles (SINM dataInicio)"`
+	EndDate    zarc.Date  `parquet:"end_date,date" doc:"end of the cycle (harvest / senescence)"`
+	PeakNDVI   *float32   `parquet:"peak_ndvi,optional" unit:"-1..1" doc:"median over cells of the cycle's maximum NDVI"`
 }
 
 // IndicatorRow is the result for one talhão (indicators.parquet): T, C,

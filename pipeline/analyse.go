@@ -264,7 +264,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 		for _, cy := range sc.Cycles {
 			out.Cycles = append(out.Cycles, export.CycleRow{
 				FieldID: id, Season: sc.Season.Label, Cycle: cycleNumber(cy.Kind), Kind: cy.Kind, Crop: export.OptString(cycleCrop(cy, g.Field.Crop)),
-				StartDate: zarc.DateOf(cy.Start), EndDate: zarc.DateOf(cy.End), PeakNDVI: new(float32(cy.PeakNDVI)),
+				StartDate: zarc.DateOf(cy.Start), EndDate: zarc.DateOf(cy.End), SowingDate: zarc.OptDate(cy.Sowing), PeakNDVI: new(float32(cy.PeakNDVI)),
 			})
 		}
 		ind.CSeasons = append(ind.CSeasons, sc.Season.Label)

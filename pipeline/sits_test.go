@@ -164,6 +164,10 @@ func analyseSits(t *testing.T, contract string, ss []*sitsSample) (map[string]ma
 	}
 	got := map[string]map[string]int{}
 	for _, c := range cycles {
+		// A 2ª/3ª safra carries its sowing, before its green-up (issue 30 item 4).
+		if (c.Cycle == 2 || c.Cycle == 3) && (c.SowingDate == nil || *c.SowingDate >= c.StartDate) {
+			t.Errorf("%s %s cycle %d: sowing %v, green-up %s", c.FieldID, c.Season, c.Cycle, c.SowingDate, c.StartDate)
+		}
 		if got[c.FieldID] == nil {
 			got[c.FieldID] = map[string]int{}
 		}

@@ -134,8 +134,9 @@ var (
 //     Seasons with a cover (dated CoverDate, else SowingDate),
 //     interpretacoesCultura from Cycles ("Cultivo de Nª safra"), with the
 //     dates a farmer knows: dataInicio the season's sowing (declared or
-//     detected, Seasons.SowingDate) for the 1ª safra, the green-up
-//     (start_date) for the others, whose sowing manejo does not date;
+//     detected, Seasons.SowingDate) for the 1ª safra, the cycle's own
+//     sowing (Cycles.SowingDate) for the 2ª and 3ª, the green-up
+//     (start_date) for a cycle without a sowing;
 //     dataFim the end of the cycle (end_date: NDVI back down near its
 //     base, the harvest or desiccation);
 //   - the talhão's CPF/CNPJ only when they are valid (CheckIdentifiers says
@@ -313,7 +314,9 @@ func coberturas(id string, seasons []export.SeasonRow, per period) ([]CoberturaS
 
 // culturas turns the crop cycles of talhão id into interpretacoesCultura:
 // dataInicio the sowing of the season (declared or detected) for the 1ª
-// safra, else the cycle's start (green-up); dataFim the cycle's end.
+// safra, the cycle's own sowing (cycles.sowing_date) for a 2ª or 3ª safra,
+// the green-up (start_date) when a cycle has no sowing; dataFim the
+// cycle's end.
 func culturas(id string, cycles []export.CycleRow, seasons []export.SeasonRow, per period) ([]Cultura, error) {
 	sowing := map[string]zarc.Date{}
 	for _, s := range seasons {
@@ -335,6 +338,9 @@ func culturas(id string, cycles []export.CycleRow, seasons []export.SeasonRow, p
 			return nil, fmt.Errorf("season %s: %w", c.Season, err)
 		}
 		start := c.StartDate
+		if c.SowingDate != nil {
+			start = *c.SowingDate
+		}
 		if d, ok := sowing[c.Season]; ok && c.Cycle == 1 {
 			start = d
 		}

@@ -171,7 +171,7 @@ func TestBuildPayloadGolden(t *testing.T) {
 	if !slices.Equal(p.InterpretacoesCoberturaSolo, wantCob) {
 		t.Errorf("cobertura = %+v", p.InterpretacoesCoberturaSolo)
 	}
-	wantCult := []Cultura{{"Cultivo de 1ª safra", "2025-10-18", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-02-20", "2026-06-15"}}
+	wantCult := []Cultura{{"Cultivo de 1ª safra", "2025-10-18", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-02-12", "2026-06-15"}}
 	if !slices.Equal(p.InterpretacoesCultura, wantCult) {
 		t.Errorf("cultura = %+v", p.InterpretacoesCultura)
 	}
@@ -242,10 +242,11 @@ func TestBuildPayloadSkipsUnlabelledCycles(t *testing.T) {
 	}
 }
 
-// interpretacoesCultura carries the dates a farmer knows (issue 18 item 4):
-// the 1ª safra starts at the season's sowing, declared or detected, not at
-// the green-up some 26 days later; the 2ª safra, whose sowing manejo does
-// not date, at its green-up; both end at the cycle's end.
+// interpretacoesCultura carries the dates a farmer knows (issue 18 item 4,
+// issue 30 item 4): the 1ª safra starts at the season's sowing, declared or
+// detected, not at the green-up some 26 days later; the 2ª safra at its own
+// sowing (cycles.sowing_date), or at its green-up when it has none; both
+// end at the cycle's end.
 func TestCulturaDatesAreSowingAndHarvest(t *testing.T) {
 	fx := exporttest.New(t)
 	for _, source := range []string{"declared", "detected"} {
@@ -258,10 +259,20 @@ func TestCulturaDatesAreSowingAndHarvest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []Cultura{{"Cultivo de 1ª safra", "2025-09-23", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-02-20", "2026-06-15"}}
+		want := []Cultura{{"Cultivo de 1ª safra", "2025-09-23", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-02-12", "2026-06-15"}}
 		if !slices.Equal(p.InterpretacoesCultura, want) {
 			t.Errorf("%s sowing: cultura = %+v, want %+v", source, p.InterpretacoesCultura, want)
 		}
+	}
+	in := payloadInput(fx, "MT-SIN-002")
+	in.Cycles = slices.Clone(in.Cycles)
+	for i := range in.Cycles {
+		in.Cycles[i].SowingDate = nil
+	}
+	p, err := BuildPayload(in, testCodes)
+	want := []Cultura{{"Cultivo de 1ª safra", "2025-11-12", "2026-02-10"}, {"Cultivo de 2ª safra", "2026-03-14", "2026-06-15"}}
+	if err != nil || !slices.Equal(p.InterpretacoesCultura, want) {
+		t.Errorf("no sowing dates: cultura = %+v, %v; want the green-ups %+v", p.InterpretacoesCultura, err, want)
 	}
 }
 

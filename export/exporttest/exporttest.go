@@ -90,8 +90,8 @@ func New(tb testing.TB) Fixture {
 		{FieldID: "MT-SIN-002", Season: "2025/26", Crop: "milho", NCells: 0, NObs: 0, Reason: new("no sowing detected")},
 	}
 	fx.Cycles = []export.CycleRow{
-		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 1, Kind: "Cultivo de 1ª safra", Crop: new("soja"), StartDate: d("2025-10-18"), EndDate: d("2026-02-10"), PeakNDVI: new(float32(0.86))},
-		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 2, Kind: "Cultivo de 2ª safra", StartDate: d("2026-02-20"), EndDate: d("2026-06-15")},
+		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 1, Kind: "Cultivo de 1ª safra", Crop: new("soja"), StartDate: d("2025-11-12"), EndDate: d("2026-02-10"), SowingDate: dp("2025-10-18"), PeakNDVI: new(float32(0.86))},
+		{FieldID: "MT-SIN-002", Season: "2025/26", Cycle: 2, Kind: "Cultivo de 2ª safra", StartDate: d("2026-03-14"), EndDate: d("2026-06-15"), SowingDate: dp("2026-02-12")},
 	}
 	fx.Indicators = []export.IndicatorRow{
 		{FieldID: "MT-SIN-002", Crop: "milho", AreaHa: 242.6, CellSizeHa: 5, NCells: 2, Sensors: []string{"landsat-c2-l2", "sentinel-2-l2a"},
