@@ -57,15 +57,18 @@ type CatalogSearch struct {
 	Queries     []string `json:"queries"`
 	// Matched is the APIs' numberMatched summed over the queries (-1 when
 	// one did not say); Returned the features received over all pages.
-	Matched         int64  `json:"matched"`
-	Returned        int    `json:"returned"`
-	Pages           int    `json:"pages"`
-	Retries         int    `json:"retries"`
-	Duplicates      int    `json:"duplicates"`
-	SameAcquisition int    `json:"same_acquisition"`
-	Malformed       int    `json:"malformed"`
-	Kept            int    `json:"kept"`
-	Frozen          string `json:"frozen,omitempty"`
+	Matched         int64 `json:"matched"`
+	Returned        int   `json:"returned"`
+	Pages           int   `json:"pages"`
+	Retries         int   `json:"retries"`
+	Duplicates      int   `json:"duplicates"`
+	SameAcquisition int   `json:"same_acquisition"`
+	Malformed       int   `json:"malformed"`
+	// Unrequested are items of collections the search did not ask for,
+	// dropped (each also a "catalog" skip with its id).
+	Unrequested int    `json:"unrequested"`
+	Kept        int    `json:"kept"`
+	Frozen      string `json:"frozen,omitempty"`
 	// Error is why the search failed after its retries (its talhões are
 	// then incomplete); empty when it succeeded.
 	Error string `json:"error,omitempty"`

@@ -2,8 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -54,9 +58,13 @@ func (r *run) openCatalog(ctx context.Context, owned []grid.Field, static *later
 		return empty, nil, "search failed", nerr
 	}
 	if err != nil || res == nil {
+		if res != nil {
+			res.Close()
+		}
 		return cat, problems, finger, err
 	}
-	if r.frozen, err = stacapi.Freeze(res); err != nil {
+	defer res.Close()
+	if r.frozen, err = freeze(res); err != nil {
 		return nil, nil, "", err
 	}
 	r.m.CatalogSearch.Frozen = frozenName(cfg.Shard)
@@ -84,7 +92,9 @@ type catalogQuery struct {
 func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, problems []error, finger string, res *stacapi.Result, err error) {
 	var api *stacapi.API
 	if stacapi.MaybeAPI(q.src) {
-		if api, err = q.client.Detect(ctx, q.src); err != nil {
+		if api, err = q.client.Detect(ctx, q.src); errors.Is(err, stacapi.ErrNotSTAC) {
+			return nil, nil, "", nil, fmt.Errorf("%w: --catalog: %w", ErrConfig, err)
+		} else if err != nil {
 			return nil, nil, "", nil, fmt.Errorf("%w: %w", ErrCatalogSearch, err)
 		}
 	}
@@ -107,7 +117,7 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 			return nil, problems, "", nil, err
 		}
 		finger = catalogFingerprint(cat)
-		return cat, problems, finger, nil, q.access.Apply(ctx, cat.Items)
+		return cat, problems, finger, nil, q.access.Apply(ctx, cat)
 	}
 	var fps []orb.Bound
 	for _, f := range q.fields {
@@ -130,7 +140,7 @@ func findCatalog(ctx context.Context, q catalogQuery) (cat *series.Catalog, prob
 			Detail: fmt.Sprintf("%s: %s/%s kept", d.Reason, d.KeptCollection, d.KeptID)})
 	}
 	finger = catalogFingerprint(cat)
-	return cat, problems, finger, res, q.access.Apply(ctx, cat.Items)
+	return cat, problems, finger, res, q.access.Apply(ctx, cat)
 }
 
 // searchIncomplete makes every talhão of a batch incomplete when the
@@ -165,7 +175,53 @@ func (r *run) access() *stacapi.Access {
 func searchRecord(res *stacapi.Result, collections []string) *export.CatalogSearch {
 	return &export.CatalogSearch{API: res.API, SearchURL: res.Search, Method: res.Method, Collections: collections,
 		Queries: res.Queries, Matched: res.Matched, Returned: res.Returned, Pages: res.Pages, Retries: res.Retries,
-		Duplicates: res.Duplicates, SameAcquisition: res.SameAcquisition, Malformed: res.Malformed, Kept: res.Kept}
+		Duplicates: res.Duplicates, SameAcquisition: res.SameAcquisition, Malformed: res.Malformed, Unrequested: res.Unrequested, Kept: res.Kept}
+}
+
+// frozenCatalog is a search's frozen ItemCollection, kept in an unlinked
+// temporary file (it may be as large as the search's answer) until it is
+// published.
+type frozenCatalog struct {
+	f    *os.File
+	size int64
+	sha  string // hex
+}
+
+// freeze writes the frozen catalog of a search to a temporary file.
+func freeze(res *stacapi.Result) (*frozenCatalog, error) {
+	f, err := os.CreateTemp("", "manejo-frozen-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("freeze catalog: %w", err)
+	}
+	os.Remove(f.Name())
+	h := sha256.New()
+	if err := stacapi.Freeze(io.MultiWriter(f, h), res); err != nil {
+		f.Close()
+		return nil, err
+	}
+	size, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("freeze catalog: %w", err)
+	}
+	return &frozenCatalog{f: f, size: size, sha: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// publish copies the frozen catalog to loc.
+func (fc *frozenCatalog) publish(ctx context.Context, loc string) error {
+	tmp, err := storage.CreateTemp(loc)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(tmp, io.NewSectionReader(fc.f, 0, fc.size))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", loc, err)
+	}
+	return storage.PutFile(ctx, loc, tmp.Name())
 }
 
 // publishFrozen writes the frozen catalog of a search into the output, and
@@ -175,10 +231,10 @@ func (r *run) publishFrozen(ctx context.Context) ([]export.Output, error) {
 		return nil, nil
 	}
 	name := frozenName(r.cfg.Shard)
-	if err := storage.WriteFile(ctx, storage.Join(r.cfg.Out, name), r.frozen); err != nil {
+	if err := r.frozen.publish(ctx, storage.Join(r.cfg.Out, name)); err != nil {
 		return nil, fmt.Errorf("write %s: %w", name, err)
 	}
-	return []export.Output{{Path: name, Bytes: int64(len(r.frozen)), SHA256: sha(r.frozen)[len("sha256:"):]}}, nil
+	return []export.Output{{Path: name, Bytes: r.frozen.size, SHA256: r.frozen.sha}}, nil
 }
 
 // FreezeConfig is `manejo catalog search`: an API, collections, a
@@ -224,14 +280,18 @@ func FreezeCatalog(ctx context.Context, cfg FreezeConfig) (*stacapi.Result, erro
 		}
 	}
 	res, err := stacapi.Collect(ctx, api, sc)
+	if res != nil {
+		defer res.Close()
+	}
 	if err != nil {
 		return res, err
 	}
-	b, err := stacapi.Freeze(res)
+	fc, err := freeze(res)
 	if err != nil {
 		return res, err
 	}
-	return res, storage.WriteFile(ctx, cfg.Out, b)
+	defer fc.f.Close()
+	return res, fc.publish(ctx, cfg.Out)
 }
 
 // DEMAssets are the asset keys tried, in order, for a DEM tile:
@@ -263,6 +323,7 @@ func (r *run) openSTACDEM(ctx context.Context, coll string, owned []grid.Field) 
 		AllowHrefPrefix: cfg.AllowHrefPrefix, Client: r.stacClient(), Access: r.access()})
 	if res != nil {
 		r.m.DEMSearch = searchRecord(res, []string{coll})
+		res.Close()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: DEM stac:%s: %v", ErrCatalogSearch, coll, err)
@@ -328,7 +389,7 @@ func (in *inputs) resign(ctx context.Context) error {
 	if in.access == nil || in.cat == nil {
 		return nil
 	}
-	if err := in.access.Apply(ctx, in.cat.Items); err != nil {
+	if err := in.access.Apply(ctx, in.cat); err != nil {
 		return fmt.Errorf("%w: signing the catalog's hrefs: %v", ErrCatalogSearch, err)
 	}
 	return nil

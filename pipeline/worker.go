@@ -273,7 +273,7 @@ type run struct {
 	payloads [][]export.Output
 	// frozen is the ItemCollection of a STAC API search's items
 	// (catalog/items.json), nil for a static catalog.
-	frozen []byte
+	frozen *frozenCatalog
 	// searchErr is the STAC API search that failed after its retries: the
 	// shard's talhões are then all incomplete.
 	searchErr error

@@ -92,7 +92,22 @@ type Asset struct {
 	// archive access rules of package stacapi. It may hold a credential:
 	// never print or write it.
 	GDALConfig []string
+	// AccessErr, set by the access rules of package stacapi, is why the
+	// asset could not be made readable (a SAS token its endpoint refused
+	// or kept failing to give): its scene is not read but skipped, as
+	// SkipAccess, or as SkipTransient — its talhões incomplete — when the
+	// failure may pass. nil for an asset the rules had nothing to do for.
+	AccessErr *AccessError
 }
+
+// AccessError is why an archive's access rule could not be applied to an
+// asset (Asset.AccessErr). Detail never holds a token or key.
+type AccessError struct {
+	Detail    string
+	Transient bool // the endpoint kept failing with 429/5xx or transport errors
+}
+
+func (e *AccessError) Error() string { return e.Detail }
 
 // Problem is an item, asset or file that could not be used, and why.
 type Problem struct {

@@ -1,6 +1,8 @@
 package series
 
 import (
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -241,6 +243,33 @@ func baselineAtLeast4(s string) bool {
 type Radiometry struct {
 	Scale, Offset float64
 	Source        string // "raster:bands", "profile", "profile+s2-baseline"
+}
+
+// MaxPhysical bounds the physical values a DN may turn into: no surface
+// reflectance or vegetation index comes near it, and values this size
+// would overflow the indices' arithmetic (sums of two ±1e308 values are
+// infinite).
+const MaxPhysical = 1e6
+
+// maxDN is the largest DN magnitude Check assumes when the profile does not
+// bound valid DN: the range of the 16-bit integers every built-in profile's
+// rasters hold.
+const maxDN = 65535
+
+// Check refuses a transform that is not finite or that would turn a DN of
+// the profile's valid range (0..65535 when the profile gives none) into a
+// value beyond ±MaxPhysical (a raster:bands scale of 1e308, an offset of
+// −1e308): the scene would give infinite or absurd observations.
+func (r Radiometry) Check(p *Profile) error {
+	dn := float64(maxDN)
+	if p.ValidMax > p.ValidMin {
+		dn = math.Max(math.Abs(p.ValidMin), math.Abs(p.ValidMax))
+	}
+	if math.IsNaN(r.Scale) || math.IsInf(r.Scale, 0) || math.IsNaN(r.Offset) || math.IsInf(r.Offset, 0) ||
+		math.Abs(r.Scale)*dn+math.Abs(r.Offset) > MaxPhysical {
+		return fmt.Errorf("scale %g and offset %g (%s) turn DN up to %g into values beyond ±%g: not a reflectance or index scaling", r.Scale, r.Offset, r.Source, dn, float64(MaxPhysical))
+	}
+	return nil
 }
 
 // AssetRadiometry returns the scale and offset for an asset of an item

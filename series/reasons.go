@@ -16,6 +16,16 @@ const (
 	// catalog's own place when none is given), or names a file GDAL would
 	// open with a driver other than GTiff (a VRT).
 	SkipBadHref SkipReason = "bad-href"
+	// SkipAccess: the archive's access rule could not be applied to an
+	// asset (a SAS token refused by its endpoint, Asset.AccessErr); a
+	// token endpoint that keeps failing transiently counts the scene as
+	// SkipTransient instead.
+	SkipAccess SkipReason = "access"
+	// SkipBadScaling: the asset's raster:bands scale or offset is not
+	// finite, or would turn the sensor's DN range into values no
+	// reflectance or index has (Radiometry.Check): the scene would give
+	// infinite or absurd observations.
+	SkipBadScaling SkipReason = "bad-scaling"
 	// SkipUnreadable: a file could not be opened or read. Some of these
 	// failures are transient (see TransientReads).
 	SkipUnreadable SkipReason = "unreadable"
@@ -45,6 +55,9 @@ const (
 	// (LoadCatalog): an item that cannot be used, a second copy of an item.
 	SkipMalformedItem SkipReason = "malformed-item"
 	SkipDuplicateItem SkipReason = "duplicate-item"
+	// SkipUnrequested: an item a STAC API search returned for a collection
+	// the search did not ask for (package stacapi drops it).
+	SkipUnrequested SkipReason = "unrequested-collection"
 )
 
 // MaskReason says why an observation has no value (Obs.Mask); "" means

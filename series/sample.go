@@ -814,6 +814,11 @@ func (r *reader) sceneObs(ctx context.Context, job *sceneJob, grids []grid.Grid,
 		}
 	}
 	ss.skip(it, skip.asset, skip.reason, 1, skip.err)
+	// An asset whose token endpoint kept failing: its talhões are
+	// incomplete (the access rules are applied again before each batch).
+	if skip.reason == SkipTransient {
+		ss.incomplete = true
+	}
 	return nil
 }
 
@@ -894,7 +899,13 @@ func resolveRoles(it *Item, p *Profile, allow []hrefRule) (roles []*role, qa *ro
 		if err != nil {
 			return nil, nil, &sceneSkip{k, SkipBadHref, err}
 		}
+		if e := a.AccessErr; e != nil {
+			return nil, nil, &sceneSkip{k, map[bool]SkipReason{false: SkipAccess, true: SkipTransient}[e.Transient], e}
+		}
 		ro := &role{name: w.name, key: k, asset: a, path: path, rad: AssetRadiometry(p, it, a)}
+		if err := ro.rad.Check(p); err != nil {
+			return nil, nil, &sceneSkip{k, SkipBadScaling, err}
+		}
 		roles = append(roles, ro)
 		if w.name == "qa" {
 			qa = ro
@@ -1164,7 +1175,7 @@ func pending(mask []MaskReason) []int {
 // value turns a DN into a physical value, or returns a reason.
 func (ro *role) value(p *Profile, i int) (float64, MaskReason) {
 	v := ro.val[i]
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, MaskedNodata
 	}
 	for _, n := range p.Nodata {

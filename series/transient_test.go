@@ -168,3 +168,38 @@ func TestRemoteFaultsAreTransient(t *testing.T) {
 		})
 	}
 }
+
+// TestNonFiniteScaling (issue 27 D19): raster:bands scale 1e308 and offset
+// −1e308 turned a red DN into +Inf observations with no mask reason. Such a
+// scaling skips the scene as bad-scaling, naming the asset and the values;
+// no observation is written from it.
+func TestNonFiniteScaling(t *testing.T) {
+	for _, rb := range []map[string]any{{"scale": 1e308, "offset": -1e308}, {"scale": 0.0001, "offset": -1e308}, {"scale": 1e5}} {
+		dir := t.TempDir()
+		it, pts := s2Spec(4, 1200).build(t, dir, "s", "2024-01-01T13:00:00Z")
+		red := it["assets"].(map[string]any)["red"].(map[string]any)
+		red["raster:bands"] = []any{rb}
+		writeJSON(t, filepath.Join(dir, "catalog.json"), collection(it))
+		cat, errs := LoadCatalog(context.Background(), filepath.Join(dir, "catalog.json"), CatalogOptions{})
+		if cat == nil {
+			t.Fatal(errs)
+		}
+		g := fieldAround("f", 0.0002, pts...)
+		obs, st, err := sampleWithin(t, context.Background(), 30*time.Second, cat, g, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(obs) != 0 || st.Skipped[SkipBadScaling] != 1 || len(st.Problems) != 1 || st.Problems[0].Asset != "red" || !strings.Contains(st.Problems[0].Detail, "scale") {
+			t.Errorf("raster:bands %v: %d observations, skipped %v, problems %v; want the scene skipped as bad-scaling", rb, len(obs), st.Skipped, st.Problems)
+		}
+	}
+	// The profiles' own scalings and the real archives' pass.
+	for name, p := range Profiles() {
+		if err := (Radiometry{Scale: p.Scale, Offset: p.Offset}).Check(p); err != nil {
+			t.Errorf("profile %s: %v", name, err)
+		}
+	}
+	if err := (Radiometry{Scale: 2.75e-05, Offset: -0.2}).Check(Profiles()["landsat-c2-l2"]); err != nil {
+		t.Errorf("Landsat C2 L2 raster:bands: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package stacapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -46,6 +47,9 @@ type Access struct {
 	EarthdataHosts []string
 	HTTP           *http.Client
 	Now            func() time.Time
+	// sleep waits between attempts at the token endpoint; nil means a
+	// timer (tests skip the waits).
+	sleep func(ctx context.Context, d time.Duration) error
 
 	mu     sync.Mutex
 	tokens map[string]sasToken // account/container → token
@@ -80,12 +84,17 @@ func (a *Access) now() time.Time {
 	return time.Now()
 }
 
-// Apply sets the access rules on every asset of items: PC hrefs signed,
-// Earthdata and requester-pays GDAL options attached. It fails when a SAS
-// token cannot be had (the scenes would all be unreadable). Calling it
-// again (before each batch) signs hrefs it signed before with the current
-// token, so a long run never reads with a lapsed one.
-func (a *Access) Apply(ctx context.Context, items []*series.Item) error {
+// Apply sets the access rules on the assets of the catalog's items: PC
+// hrefs signed, Earthdata and requester-pays GDAL options attached. An
+// asset the catalog's href rules refuse is left as it is — never signed,
+// no token asked for its account — and skipped as bad-href when read. A
+// token that cannot be had marks its assets only (series.Asset.AccessErr):
+// those scenes are skipped with the reason, or counted transient when the
+// endpoint kept failing with 429/5xx or transport errors; the rest of the
+// catalog is read. Calling it again (before each batch) signs hrefs it
+// signed before with the current token, so a long run never reads with a
+// lapsed one, and asks again for tokens that failed. The error is ctx's.
+func (a *Access) Apply(ctx context.Context, cat *series.Catalog) error {
 	hosts := a.EarthdataHosts
 	if hosts == nil {
 		hosts = DefaultEarthdataHosts
@@ -94,13 +103,17 @@ func (a *Access) Apply(ctx context.Context, items []*series.Item) error {
 	if tok == "" {
 		tok = os.Getenv("EARTHDATA_TOKEN")
 	}
-	for _, it := range items {
+	failed := map[string]*series.AccessError{} // account/container → why, for this call
+	for _, it := range cat.Items {
 		for k, as := range it.Assets {
-			cfg, href, err := a.asset(ctx, as.Href, hosts, tok)
-			if err != nil {
-				return fmt.Errorf("item %s asset %s: %w", it.ID, k, err)
+			if _, err := cat.GDALPath(as.Href); err != nil {
+				continue // refused by the href rules
 			}
-			as.Href = href
+			cfg, href, aerr := a.asset(ctx, as.Href, hosts, tok, failed)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			as.Href, as.AccessErr = href, aerr
 			as.GDALConfig = append(as.GDALConfig[:0:0], cfg...)
 			it.Assets[k] = as
 		}
@@ -108,8 +121,9 @@ func (a *Access) Apply(ctx context.Context, items []*series.Item) error {
 	return nil
 }
 
-// asset is the GDAL options and the (signed) href of one asset.
-func (a *Access) asset(ctx context.Context, href string, hosts []string, tok string) ([]string, string, error) {
+// asset is the GDAL options and the (signed) href of one asset, or why it
+// could not be signed.
+func (a *Access) asset(ctx context.Context, href string, hosts []string, tok string, failed map[string]*series.AccessError) ([]string, string, *series.AccessError) {
 	if strings.HasPrefix(href, "s3://usgs-landsat/") {
 		return []string{"AWS_REQUEST_PAYER=requester", "AWS_REGION=us-west-2"}, href, nil
 	}
@@ -126,7 +140,7 @@ func (a *Access) asset(ctx context.Context, href string, hosts []string, tok str
 			}
 			href = strings.TrimSuffix(href, "?"+u.RawQuery) // signed here before: sign again
 		}
-		t, err := a.sas(ctx, u)
+		t, err := a.sas(ctx, u, failed)
 		if err != nil {
 			return nil, href, err
 		}
@@ -149,22 +163,28 @@ func hostIn(host string, hosts []string) bool {
 	return false
 }
 
-// sas returns a valid SAS token for the blob's account and container.
-func (a *Access) sas(ctx context.Context, u *url.URL) (string, error) {
+// sas returns a valid SAS token for the blob's account and container, or
+// why there is none (remembered in failed for the rest of the call, so a
+// failing endpoint is asked once per container, not once per asset).
+func (a *Access) sas(ctx context.Context, u *url.URL, failed map[string]*series.AccessError) (string, *series.AccessError) {
 	account := strings.TrimSuffix(u.Hostname(), ".blob.core.windows.net")
 	container, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
 	if account == "" || container == "" {
-		return "", fmt.Errorf("blob href %s has no account or container", redact(u.String()))
+		return "", &series.AccessError{Detail: fmt.Sprintf("blob href %s has no account or container", redact(u.String()))}
 	}
 	key := account + "/" + container
+	if e := failed[key]; e != nil {
+		return "", e
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if t, ok := a.tokens[key]; ok && a.now().Add(RefreshBefore).Before(t.expiry) {
 		return t.token, nil
 	}
-	t, err := a.fetchSAS(ctx, key)
-	if err != nil {
-		return "", err
+	t, e := a.fetchSAS(ctx, key)
+	if e != nil {
+		failed[key] = e
+		return "", e
 	}
 	if a.tokens == nil {
 		a.tokens, a.issued = map[string]sasToken{}, map[string]bool{}
@@ -181,7 +201,7 @@ func (a *Access) ours(q string) bool {
 	return a.issued[q]
 }
 
-func (a *Access) fetchSAS(ctx context.Context, key string) (sasToken, error) {
+func (a *Access) fetchSAS(ctx context.Context, key string) (sasToken, *series.AccessError) {
 	base := a.PCTokenURL
 	if base == "" {
 		base = os.Getenv("MANEJO_PC_SAS_URL")
@@ -194,7 +214,7 @@ func (a *Access) fetchSAS(ctx context.Context, key string) (sasToken, error) {
 		sub = os.Getenv("PC_SDK_SUBSCRIPTION_KEY")
 	}
 	u := strings.TrimRight(base, "/") + "/token/" + key
-	d := (&Client{HTTP: a.HTTP}).doer(u)
+	d := (&Client{HTTP: a.HTTP, Sleep: a.sleep}).doer(u)
 	var h map[string]string
 	if sub != "" {
 		h = map[string]string{"Ocp-Apim-Subscription-Key": sub}
@@ -202,14 +222,19 @@ func (a *Access) fetchSAS(ctx context.Context, key string) (sasToken, error) {
 	a.Fetched++
 	body, err := d.do(ctx, request{Method: "GET", URL: u, Headers: h})
 	if err != nil {
-		return sasToken{}, fmt.Errorf("SAS token for %s: %w", key, err)
+		// An endpoint may echo the key it was sent: never pass it on.
+		msg := err.Error()
+		if sub != "" {
+			msg = strings.ReplaceAll(msg, sub, "(subscription key)")
+		}
+		return sasToken{}, &series.AccessError{Detail: fmt.Sprintf("SAS token for %s: %s", key, msg), Transient: errors.Is(err, ErrRetriesExhausted)}
 	}
 	var r struct {
 		Expiry time.Time `json:"msft:expiry"`
 		Token  string    `json:"token"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil || r.Token == "" {
-		return sasToken{}, fmt.Errorf("SAS token for %s: answer without msft:expiry and token", key)
+		return sasToken{}, &series.AccessError{Detail: fmt.Sprintf("SAS token for %s: answer without msft:expiry and token", key)}
 	}
 	return sasToken{token: strings.TrimPrefix(r.Token, "?"), expiry: r.Expiry}, nil
 }

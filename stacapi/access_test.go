@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,6 +67,23 @@ func blobItem(id, href string) *series.Item {
 	return &series.Item{ID: id, Collection: "sentinel-2-l2a", Assets: map[string]series.Asset{"B04": {Href: href, Band: 1}}}
 }
 
+// blobAllow are the href rules of the access tests: the two Planetary
+// Computer containers and Earth Search's bucket.
+var blobAllow = []string{"https://sentinel2l2a01.blob.core.windows.net/sentinel2-l2/", "https://landsateuwest.blob.core.windows.net/landsat-c2/",
+	"https://a.blob.core.windows.net/c/", "https://sentinel-cogs.s3.us-west-2.amazonaws.com/"}
+
+// apply runs acc.Apply on a catalog of items under blobAllow.
+func apply(t *testing.T, acc *Access, items ...*series.Item) {
+	t.Helper()
+	cat, err := series.NewCatalog(items, "https://planetarycomputer.microsoft.com/api/stac/v1", blobAllow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Apply(context.Background(), cat); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSASSigning: tokens are fetched per account/container, cached while
 // they have more than RefreshBefore (15 min) to live, and fetched again
 // after; a token endpoint answering 503 with Retry-After is retried; an
@@ -80,9 +98,7 @@ func TestSASSigning(t *testing.T) {
 	sign := func(href string) string {
 		t.Helper()
 		it := blobItem("x", href)
-		if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
-			t.Fatal(err)
-		}
+		apply(t, acc, it)
 		return it.Assets["B04"].Href
 	}
 	steps := []struct {
@@ -111,13 +127,9 @@ func TestSASSigning(t *testing.T) {
 	// by the current one: at 2 h the token of 0:46 has lapsed.
 	it := blobItem("x", a)
 	clock = start.Add(50 * time.Minute)
-	if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
-		t.Fatal(err)
-	}
+	apply(t, acc, it)
 	clock = start.Add(2 * time.Hour)
-	if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
-		t.Fatal(err)
-	}
+	apply(t, acc, it)
 	if got := it.Assets["B04"].Href; got != a+"?"+ts.token(3) || ts.count() != 4 {
 		t.Errorf("re-signed at 2 h: %s (%d token requests), want the fresh token %s", got, ts.count(), ts.token(3))
 	}
@@ -133,45 +145,98 @@ func TestSASSigning(t *testing.T) {
 	}
 }
 
-// TestSASEndpointDown: a token endpoint that keeps failing fails Apply,
-// naming the item, instead of leaving unsigned hrefs to be read as missing
-// scenes.
+// TestSASEndpointDown (issue 27 D8): a token endpoint that refuses (403)
+// marks the assets of its container, naming the answer, and Apply goes
+// on: their scenes are skipped (series.SkipAccess), never read unsigned
+// as missing scenes, and the rest of the catalog is read. One that keeps
+// failing with 503 marks them transient (their talhões incomplete), and is
+// asked once per container and call, not once per asset.
 func TestSASEndpointDown(t *testing.T) {
+	var calls atomic.Int32
+	status := http.StatusForbidden
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "forbidden", http.StatusForbidden)
+		calls.Add(1)
+		http.Error(w, "forbidden", status)
 	}))
 	defer srv.Close()
-	acc := &Access{PCTokenURL: srv.URL, HTTP: srv.Client()}
-	err := acc.Apply(context.Background(), []*series.Item{blobItem("S2B_X", "https://a.blob.core.windows.net/c/x.tif")})
-	if err == nil || !strings.Contains(err.Error(), "item S2B_X") || !strings.Contains(err.Error(), "HTTP 403") {
-		t.Errorf("Apply: %v; want an error naming the item and the 403", err)
+	acc := &Access{PCTokenURL: srv.URL, HTTP: srv.Client(), sleep: func(context.Context, time.Duration) error { return nil }}
+	items := []*series.Item{blobItem("S2B_X", "https://a.blob.core.windows.net/c/x.tif"), blobItem("S2B_Y", "https://a.blob.core.windows.net/c/y.tif"),
+		blobItem("S2B_Z", "https://sentinel-cogs.s3.us-west-2.amazonaws.com/z/B04.tif")}
+	apply(t, acc, items...)
+	for _, it := range items[:2] {
+		e := it.Assets["B04"].AccessErr
+		if e == nil || e.Transient || !strings.Contains(e.Detail, "HTTP 403") || strings.Contains(it.Assets["B04"].Href, "?") {
+			t.Errorf("%s: access error %+v, href %s; want the 403, not transient, unsigned", it.ID, e, it.Assets["B04"].Href)
+		}
+	}
+	if e := items[2].Assets["B04"].AccessErr; e != nil || calls.Load() != 1 {
+		t.Errorf("other host: access error %v; %d token requests: want none for it and one for the container", e, calls.Load())
+	}
+	status = http.StatusServiceUnavailable
+	calls.Store(0)
+	apply(t, acc, items...)
+	if e := items[0].Assets["B04"].AccessErr; e == nil || !e.Transient || int(calls.Load()) != MaxAttempts {
+		t.Errorf("503 throughout: access error %+v after %d requests; want transient after %d", e, calls.Load(), MaxAttempts)
 	}
 }
 
-// TestSubscriptionKeyNotRedirected: a token endpoint that redirects to
-// another host does not get the subscription key forwarded there.
+// TestSubscriptionKeyNotRedirected (issue 27 D8, D18): a token endpoint
+// that redirects to another host is refused: the other host is never
+// asked (the key would follow a custom header, the answer would be taken
+// as a token), and the scene is marked rather than signed by it.
 func TestSubscriptionKeyNotRedirected(t *testing.T) {
-	var seen []string
-	var mu sync.Mutex
+	var seen atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Header.Get("Ocp-Apim-Subscription-Key"))
-		mu.Unlock()
+		seen.Add(1)
 		fmt.Fprint(w, `{"msft:expiry":"2099-01-01T00:00:00Z","token":"se=2099&sig=x"}`)
 	}))
 	defer other.Close()
+	var mu sync.Mutex
 	var got string
 	tok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		got = r.Header.Get("Ocp-Apim-Subscription-Key")
-		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+		mu.Unlock()
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 	}))
 	defer tok.Close()
 	acc := &Access{PCTokenURL: tok.URL, PCSubscriptionKey: "secret-key"}
 	it := blobItem("x", "https://a.blob.core.windows.net/c/x.tif")
-	if err := acc.Apply(context.Background(), []*series.Item{it}); err != nil {
-		t.Fatal(err)
+	apply(t, acc, it)
+	e := it.Assets["B04"].AccessErr
+	if got != "secret-key" || seen.Load() != 0 || e == nil || !strings.Contains(e.Detail, "redirect to another host refused") || strings.Contains(it.Assets["B04"].Href, "sig=") {
+		t.Errorf("token endpoint got key %q; other host asked %d times; access error %v; href %s — want the key at the endpoint only, the redirect refused", got, seen.Load(), e, it.Assets["B04"].Href)
 	}
-	if got != "secret-key" || len(seen) != 1 || seen[0] != "" || !strings.HasSuffix(it.Assets["B04"].Href, "?se=2099&sig=x") {
-		t.Errorf("token endpoint got key %q; redirected host got %q; href %s — want the key at the endpoint only", got, seen, it.Assets["B04"].Href)
+}
+
+// TestSigningAfterHrefRules (issue 27 D8): the href rules come first. A
+// catalog item on an account the rules refuse is never signed and no token
+// is asked for it (the subscription key never goes to the endpoint for an
+// account the catalog chose); the allowed one is signed. A refusal whose
+// body echoes the subscription key does not pass the key on.
+func TestSigningAfterHrefRules(t *testing.T) {
+	ts := newTokenServer(t)
+	acc := &Access{PCTokenURL: ts.URL, HTTP: ts.Client(), PCSubscriptionKey: "sub-key-7"}
+	good := blobItem("good", "https://sentinel2l2a01.blob.core.windows.net/sentinel2-l2/x/B04.tif")
+	evil := blobItem("evil", "https://attacker.blob.core.windows.net/loot/x/B04.tif")
+	apply(t, acc, good, evil)
+	if ts.count() != 1 || ts.paths[0] != "/token/sentinel2l2a01/sentinel2-l2" {
+		t.Errorf("token requests %v; want one, for the allowed account", ts.paths)
+	}
+	if h := evil.Assets["B04"].Href; h != "https://attacker.blob.core.windows.net/loot/x/B04.tif" || evil.Assets["B04"].AccessErr != nil {
+		t.Errorf("refused item: href %s, access error %v; want it untouched", h, evil.Assets["B04"].AccessErr)
+	}
+	if h := good.Assets["B04"].Href; !strings.HasSuffix(h, "?"+ts.token(0)) {
+		t.Errorf("allowed item: href %s, want signed", h)
+	}
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such account; key "+r.Header.Get("Ocp-Apim-Subscription-Key"), http.StatusNotFound)
+	}))
+	defer echo.Close()
+	acc = &Access{PCTokenURL: echo.URL, HTTP: echo.Client(), PCSubscriptionKey: "sub-key-7"}
+	good = blobItem("good", "https://sentinel2l2a01.blob.core.windows.net/sentinel2-l2/x/B04.tif")
+	apply(t, acc, good)
+	if e := good.Assets["B04"].AccessErr; e == nil || !strings.Contains(e.Detail, "HTTP 404") || strings.Contains(e.Detail, "sub-key-7") {
+		t.Errorf("echoing 404: access error %v; want the 404 without the key", e)
 	}
 }

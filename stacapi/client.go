@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/manejo/manejo/storage"
 )
 
 // ErrSearch marks a search that could not be completed: the API kept
@@ -71,6 +73,10 @@ type doer struct {
 	// subscription key); never to another host.
 	headers map[string]string
 	host    string
+	// stall is how long an answer may keep silent — no headers, or no
+	// byte of its body — before the attempt fails (transiently):
+	// storage.RequestTimeout unless a test shortens it.
+	stall time.Duration
 	// sleep waits d or until ctx ends; tests replace it to record waits.
 	sleep func(ctx context.Context, d time.Duration) error
 	// retries counts the retried attempts (for run.json).
@@ -89,42 +95,109 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // do sends r until it succeeds (2xx), fails for good (another 4xx) or the
-// attempts are spent, and returns the body.
+// attempts are spent, and returns the body (at most maxBody bytes).
 func (d *doer) do(ctx context.Context, r request) ([]byte, error) {
+	var body []byte
+	err := d.stream(ctx, r, func(rd io.Reader) error {
+		var err error
+		body, err = io.ReadAll(rd)
+		return err
+	})
+	return body, err
+}
+
+// stream is do handing the body of the 2xx answer to read as it comes:
+// read is called again, from the start of a new answer, when a body read
+// fails transiently (a stall, a cut connection); an error of read's own
+// (malformed JSON) is final.
+func (d *doer) stream(ctx context.Context, r request, read func(io.Reader) error) error {
 	var last error
 	for n := 1; n <= MaxAttempts; n++ {
-		body, wait, err := d.once(ctx, r)
+		wait, err := d.once(ctx, r, read)
 		if err == nil {
-			return body, nil
+			return nil
 		}
 		last = err
 		if wait < 0 {
 			break
 		}
 		if n == MaxAttempts {
-			return nil, fmt.Errorf("%s %s: %v (%d attempts): %w: %w", r.Method, redact(r.URL), last, MaxAttempts, ErrRetriesExhausted, ErrSearch)
+			return fmt.Errorf("%s %s: %v (%d attempts): %w: %w", r.Method, redact(r.URL), last, MaxAttempts, ErrRetriesExhausted, ErrSearch)
 		}
 		if wait == 0 {
 			wait = backoff(n)
 		}
 		d.retries++
 		if err := d.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s %s: %w (after %d attempts: %v)", r.Method, redact(r.URL), err, n, last)
+			return fmt.Errorf("%s %s: %w (after %d attempts: %v)", r.Method, redact(r.URL), err, n, last)
 		}
 	}
-	return nil, fmt.Errorf("%s %s: %v: %w", r.Method, redact(r.URL), last, ErrSearch)
+	return fmt.Errorf("%s %s: %v: %w", r.Method, redact(r.URL), last, ErrSearch)
 }
 
-// once sends r once. wait is -1 when the failure is final, the
-// Retry-After delay when the answer gave one, else 0 (use backoff).
-func (d *doer) once(ctx context.Context, r request) (body []byte, wait time.Duration, err error) {
+// errStalled cancels an attempt whose answer kept silent for the stall
+// deadline; errOtherHost refuses a redirect to another host.
+var (
+	errStalled   = errors.New("answer stalled")
+	errOtherHost = errors.New("redirect to another host refused")
+)
+
+// once sends r once and hands a 2xx body to read. wait is -1 when the
+// failure is final, the Retry-After delay when the answer gave one, else 0
+// (use backoff). The answer must start, and its body keep coming, within
+// the stall deadline.
+func (d *doer) once(ctx context.Context, r request, read func(io.Reader) error) (wait time.Duration, err error) {
+	stall := d.stall
+	if stall <= 0 {
+		stall = storage.RequestTimeout
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(stall, func() { cancel(errStalled) })
+	defer timer.Stop()
+	req, err := d.newRequest(rctx, r)
+	if err != nil {
+		return -1, err
+	}
+	hc := *d.http
+	hc.CheckRedirect = d.redirect
+	resp, err := hc.Do(req)
+	if err != nil {
+		return d.failed(ctx, rctx, stall, "transport", err)
+	}
+	defer resp.Body.Close()
+	timer.Reset(stall) // the headers came: the body has its own deadline
+	body := &stallReader{r: io.LimitReader(resp.Body, maxBody+1), timer: timer, stall: stall}
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		b, _ := io.ReadAll(io.LimitReader(body, 4096))
+		err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(b))
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500 {
+			return retryAfter(resp.Header.Get("Retry-After"), time.Now()), err
+		}
+		return -1, err
+	}
+	err = read(body)
+	switch {
+	case body.err != nil:
+		return d.failed(ctx, rctx, stall, "read answer", body.err)
+	case body.n > maxBody:
+		return -1, fmt.Errorf("answer over %d bytes", maxBody)
+	case err != nil:
+		return -1, err
+	}
+	return 0, nil
+}
+
+// newRequest is the HTTP request of r: the API's headers go to its own
+// host only.
+func (d *doer) newRequest(ctx context.Context, r request) (*http.Request, error) {
 	var rd io.Reader
 	if r.Body != nil {
 		rd = bytes.NewReader(r.Body)
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, r.URL, rd)
 	if err != nil {
-		return nil, -1, err
+		return nil, err
 	}
 	req.Header.Set("Accept", "application/geo+json, application/json")
 	if r.Body != nil {
@@ -138,49 +211,57 @@ func (d *doer) once(ctx context.Context, r request) (body []byte, wait time.Dura
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
-	hc := *d.http
-	hc.CheckRedirect = d.redirect
-	resp, err := hc.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, -1, ctx.Err()
-		}
-		return nil, 0, fmt.Errorf("transport: %v", scrub(err))
-	}
-	defer resp.Body.Close()
-	body, err = io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	switch {
-	case err != nil:
-		return nil, 0, fmt.Errorf("read answer: %v", scrub(err))
-	case len(body) > maxBody:
-		return nil, -1, fmt.Errorf("answer over %d bytes", maxBody)
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return body, 0, nil
-	}
-	err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(body))
-	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode >= 500 {
-		return nil, retryAfter(resp.Header.Get("Retry-After"), time.Now()), err
-	}
-	return nil, -1, err
+	return req, nil
 }
 
-// redirect follows at most 10 redirects and drops the headers manejo set
-// (a subscription key, a next link's headers) when one leads to another
-// host: Go forwards custom headers across hosts, only Authorization and
-// cookies are dropped by default.
+// failed is once's verdict on a transport or body-read error: final when
+// ctx ended or a redirect left the host, else transient (a stall says so).
+func (d *doer) failed(ctx, rctx context.Context, stall time.Duration, what string, err error) (time.Duration, error) {
+	switch {
+	case ctx.Err() != nil:
+		return -1, ctx.Err()
+	case errors.Is(err, errOtherHost):
+		return -1, scrub(err)
+	case errors.Is(context.Cause(rctx), errStalled):
+		return 0, fmt.Errorf("%s: %w: nothing received for %s", what, errStalled, stall)
+	}
+	return 0, fmt.Errorf("%s: %v", what, scrub(err))
+}
+
+// stallReader counts the bytes read, keeps the first read error, and
+// pushes the stall deadline back each time bytes arrive.
+type stallReader struct {
+	r     io.Reader
+	timer *time.Timer
+	stall time.Duration
+	n     int64
+	err   error
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if n > 0 {
+		s.timer.Reset(s.stall)
+	}
+	if err != nil && err != io.EOF && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// redirect follows at most 10 redirects on the API's own host, and refuses
+// one to another host (or from https to http): the request would carry
+// the API's headers and a POST its body there, and the other host's answer
+// would be taken as the API's (next links to another host are refused
+// alike).
 func (d *doer) redirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
-	if strings.EqualFold(req.URL.Host, via[0].URL.Host) {
-		return nil
-	}
-	for k := range via[0].Header {
-		switch http.CanonicalHeaderKey(k) {
-		case "Accept", "Content-Type", "User-Agent", "Accept-Encoding":
-		default:
-			req.Header.Del(k)
-		}
+	from := via[0].URL
+	if !strings.EqualFold(req.URL.Host, from.Host) || (from.Scheme == "https" && req.URL.Scheme != "https") {
+		return fmt.Errorf("%w: %s://%s to %s://%s", errOtherHost, from.Scheme, from.Host, req.URL.Scheme, req.URL.Host)
 	}
 	return nil
 }

@@ -116,8 +116,8 @@ func better(a, b acq, ca, ia, cb, ib string) bool {
 	return ia > ib
 }
 
-// Dedupe applies the duplicate rules to res.Items (and res.Docs), keeping
-// the API's order for the items kept, and counts what it dropped.
+// Dedupe applies the duplicate rules to res.Items (and their documents),
+// keeping the API's order for the items kept, and counts what it dropped.
 func (res *Result) Dedupe() {
 	seen := map[string]bool{}
 	keep := make([]bool, len(res.Items))
@@ -131,7 +131,7 @@ func (res *Result) Dedupe() {
 		}
 		seen[k] = true
 		keep[i] = true
-		a := acquisition(res.Docs[i])
+		a := res.acqs[i]
 		if a.key == "" {
 			continue
 		}
@@ -141,7 +141,7 @@ func (res *Result) Dedupe() {
 			continue
 		}
 		lose, win := i, j
-		if better(a, acquisition(res.Docs[j]), it.Collection, it.ID, res.Items[j].Collection, res.Items[j].ID) {
+		if better(a, res.acqs[j], it.Collection, it.ID, res.Items[j].Collection, res.Items[j].ID) {
 			lose, win = j, i
 			winner[a.key] = i
 		}
@@ -149,11 +149,12 @@ func (res *Result) Dedupe() {
 		res.SameAcquisition++
 		res.Dropped = append(res.Dropped, Dropped{res.Items[lose].Collection, res.Items[lose].ID, res.Items[win].Collection, res.Items[win].ID, "same-acquisition"})
 	}
-	items, docs := res.Items[:0], res.Docs[:0]
+	n := 0
 	for i := range keep {
 		if keep[i] {
-			items, docs = append(items, res.Items[i]), append(docs, res.Docs[i])
+			res.Items[n], res.spans[n], res.acqs[n] = res.Items[i], res.spans[i], res.acqs[i]
+			n++
 		}
 	}
-	res.Items, res.Docs, res.Kept = items, docs, len(items)
+	res.Items, res.spans, res.acqs, res.Kept = res.Items[:n], res.spans[:n], res.acqs[:n], n
 }

@@ -109,11 +109,11 @@ func TestEarthdataBearer(t *testing.T) {
 	}
 	nasaHost := strings.TrimPrefix(nasa.URL, "https://")
 	acc := &Access{EarthdataToken: token, EarthdataHosts: []string{nasaHost}}
-	if err := acc.Apply(context.Background(), items); err != nil {
-		t.Fatal(err)
-	}
 	cat, err := series.NewCatalog(items, nasa.URL, []string{nasa.URL + "/", other.URL + "/"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Apply(context.Background(), cat); err != nil {
 		t.Fatal(err)
 	}
 	poly := orb.Polygon{orb.Ring{{-55.66, -11.86}, {-55.64, -11.86}, {-55.64, -11.84}, {-55.66, -11.84}, {-55.66, -11.86}}}
@@ -163,10 +163,10 @@ func TestEarthdataBearer(t *testing.T) {
 	// see the token, so the recording above would catch a leak.
 	items[1] = hlsItem("HLS.S30.T21LXG.2024002", other.URL+"/b.tif", 2)
 	acc = &Access{EarthdataToken: token, EarthdataHosts: []string{strings.TrimPrefix(other.URL, "https://")}}
-	if err := acc.Apply(context.Background(), items[1:2]); err != nil {
+	cat, _ = series.NewCatalog(items[1:2], other.URL, []string{other.URL + "/"})
+	if err := acc.Apply(context.Background(), cat); err != nil {
 		t.Fatal(err)
 	}
-	cat, _ = series.NewCatalog(items[1:2], other.URL, []string{other.URL + "/"})
 	if _, _, err := series.Sample(context.Background(), cat, []grid.Grid{g}, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
 package stacapi
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/url"
 	"sort"
@@ -61,14 +64,14 @@ func Find(ctx context.Context, api *API, cfg Config) (*series.Catalog, *Result, 
 	if err != nil {
 		return nil, res, err
 	}
-	if cfg.Access != nil {
-		if err := cfg.Access.Apply(ctx, res.Items); err != nil {
-			return nil, res, err
-		}
-	}
 	cat, err := series.NewCatalog(res.Items, api.Root, cfg.AllowHrefPrefix)
 	if err != nil {
 		return nil, res, err
+	}
+	if cfg.Access != nil {
+		if err := cfg.Access.Apply(ctx, cat); err != nil {
+			return nil, res, err
+		}
 	}
 	return cat, res, nil
 }
@@ -141,22 +144,20 @@ func Groups(bounds []orb.Bound, pad float64) []orb.Bound {
 func floor5(v float64) float64 { return math.Floor(v*1e5) / 1e5 }
 func ceil5(v float64) float64  { return math.Ceil(v*1e5) / 1e5 }
 
-// Freeze is the ItemCollection of the items a search kept, as the API gave
-// them (unsigned: SAS tokens expire; access rules are applied again when
-// it is read), sorted by datetime then id, with a "manejo:search" member
-// recording the API and queries. Read back as --catalog, it gives the same
-// items, hence the same outputs.
-func Freeze(res *Result) ([]byte, error) {
-	type entry struct {
-		it  *series.Item
-		doc json.RawMessage
+// Freeze writes to w the ItemCollection of the items a search kept, as
+// the API gave them (unsigned: SAS tokens expire; access rules are applied
+// again when it is read), sorted by datetime then id, with a
+// "manejo:search" member recording the API and queries; the layout is
+// json.MarshalIndent's with a one-space indent. Documents are read back
+// one at a time. Read back as --catalog, it gives the same items, hence
+// the same outputs.
+func Freeze(w io.Writer, res *Result) error {
+	order := make([]int, len(res.Items))
+	for i := range order {
+		order[i] = i
 	}
-	es := make([]entry, len(res.Items))
-	for i := range res.Items {
-		es[i] = entry{res.Items[i], res.Docs[i]}
-	}
-	sort.SliceStable(es, func(i, j int) bool {
-		a, b := es[i].it, es[j].it
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := res.Items[order[i]], res.Items[order[j]]
 		if !a.Datetime.Equal(b.Datetime) {
 			return a.Datetime.Before(b.Datetime)
 		}
@@ -165,18 +166,43 @@ func Freeze(res *Result) ([]byte, error) {
 		}
 		return a.Collection < b.Collection
 	})
-	feats := make([]json.RawMessage, len(es))
-	for i, e := range es {
-		feats[i] = e.doc
-	}
-	out := struct {
-		Type     string            `json:"type"`
-		Search   *Result           `json:"manejo:search"`
-		Features []json.RawMessage `json:"features"`
-	}{"FeatureCollection", res, feats}
-	b, err := json.MarshalIndent(out, "", " ")
+	head, err := json.MarshalIndent(struct {
+		Type   string  `json:"type"`
+		Search *Result `json:"manejo:search"`
+	}{"FeatureCollection", res}, "", " ")
 	if err != nil {
-		return nil, fmt.Errorf("freeze catalog: %w", err)
+		return fmt.Errorf("freeze catalog: %w", err)
 	}
-	return append(b, '\n'), nil
+	bw := bufio.NewWriter(w)
+	bw.Write(head[:len(head)-2]) // without the closing "\n}"
+	if len(order) == 0 {
+		bw.WriteString(",\n \"features\": []\n}\n")
+		return bw.Flush()
+	}
+	bw.WriteString(",\n \"features\": [\n")
+	var c, h, ind bytes.Buffer
+	for k, i := range order {
+		doc, err := res.Doc(i)
+		if err != nil {
+			return fmt.Errorf("freeze catalog: %w", err)
+		}
+		c.Reset()
+		h.Reset()
+		ind.Reset()
+		if err := json.Compact(&c, doc); err != nil {
+			return fmt.Errorf("freeze catalog: item %s: %w", res.Items[i].ID, err)
+		}
+		json.HTMLEscape(&h, c.Bytes()) // as json.Marshal writes a RawMessage
+		if err := json.Indent(&ind, h.Bytes(), "  ", " "); err != nil {
+			return fmt.Errorf("freeze catalog: item %s: %w", res.Items[i].ID, err)
+		}
+		bw.WriteString("  ")
+		bw.Write(ind.Bytes())
+		if k < len(order)-1 {
+			bw.WriteString(",")
+		}
+		bw.WriteString("\n")
+	}
+	bw.WriteString(" ]\n}\n")
+	return bw.Flush()
 }

@@ -1,8 +1,10 @@
 package stacapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -53,9 +55,15 @@ func loopback(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// ErrNotSTAC is Detect's error for a root that answers a web page: it is
+// neither a STAC API nor a STAC document (a wrong --catalog URL, a portal's
+// home page).
+var ErrNotSTAC = errors.New("not a STAC API")
+
 // Detect reads src and returns its API when it is a STAC API landing page
 // (conformsTo item-search, or a rel="search" link), nil when it is a
-// document of another kind (a static ItemCollection served over https).
+// document of another kind (a static ItemCollection served over https),
+// and an error wrapping ErrNotSTAC when it answers an HTML (or XML) page.
 func (c *Client) Detect(ctx context.Context, src string) (*API, error) {
 	if !MaybeAPI(src) {
 		return nil, nil
@@ -64,6 +72,9 @@ func (c *Client) Detect(ctx context.Context, src string) (*API, error) {
 	body, err := d.do(ctx, request{Method: "GET", URL: src})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", redact(src), err)
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '<' {
+		return nil, fmt.Errorf("%w: %s answered an HTML or XML page, not a STAC API landing page (JSON with conformsTo or a rel=search link) nor a STAC catalog: --catalog takes an API root such as https://earth-search.aws.element84.com/v1", ErrNotSTAC, redact(src))
 	}
 	var lp landingPage
 	if err := json.Unmarshal(body, &lp); err != nil || lp.Type == "FeatureCollection" || lp.Type == "Feature" {

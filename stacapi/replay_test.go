@@ -149,11 +149,11 @@ func TestReplayEarthSearch(t *testing.T) {
 	if s2 == nil || ls == nil {
 		t.Fatalf("items %v", ids)
 	}
-	if err := (&Access{}).Apply(context.Background(), res.Items); err != nil {
-		t.Fatal(err)
-	}
 	cat, err := series.NewCatalog(res.Items, api.Root, []string{"https://sentinel-cogs.s3.us-west-2.amazonaws.com/sentinel-s2-l2a-cogs/", "s3://usgs-landsat/collection02/"})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Access{}).Apply(context.Background(), cat); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []string{"red", "nir", "swir16", "swir22", "scl"} {
@@ -208,15 +208,15 @@ func TestReplayPlanetaryComputer(t *testing.T) {
 	}
 	tok := newTokenServer(t)
 	acc := &Access{PCTokenURL: tok.URL, HTTP: tok.Client(), PCSubscriptionKey: "sub-key-1"}
-	if err := acc.Apply(context.Background(), res.Items); err != nil {
+	cat, err := series.NewCatalog(res.Items, api.Root, []string{"https://naipeuwest.blob.core.windows.net/naip/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Apply(context.Background(), cat); err != nil {
 		t.Fatal(err)
 	}
 	if tok.count() != 1 || tok.paths[0] != "/token/naipeuwest/naip" || tok.keys[0] != "sub-key-1" {
 		t.Errorf("token requests %v keys %v: want one for naipeuwest/naip with the subscription key", tok.paths, tok.keys)
-	}
-	cat, err := series.NewCatalog(res.Items, api.Root, []string{"https://naipeuwest.blob.core.windows.net/naip/"})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, it := range res.Items {
 		h := it.Assets["image"].Href
@@ -239,15 +239,15 @@ func TestReplayFieldsExcluded(t *testing.T) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		t.Fatal(err)
 	}
-	var p page
-	if err := json.Unmarshal([]byte(c.Interactions[0].Response.Body), &p); err != nil {
+	res := &Result{}
+	p, err := readPage(strings.NewReader(c.Interactions[0].Response.Body), "https://earth-search.aws.element84.com/v1/search", 1, nil, res)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if m := pageMatched(p); m != 858 || len(p.Features) != 10 {
-		t.Errorf("matched %d, %d features; want 858, 10", m, len(p.Features))
+	if m := p.matched(); m != 858 || p.features != 10 || res.Malformed != 10 || len(res.Items) != 0 {
+		t.Errorf("matched %d, %d features, %d malformed, %d items; want 858, 10, 10, 0", m, p.features, res.Malformed, len(res.Items))
 	}
-	for _, f := range p.Features {
-		_, err := series.ParseItem(f, "https://earth-search.aws.element84.com/v1/search")
+	for _, err := range res.Problems {
 		var prob series.Problem
 		if !errors.Is(err, series.ErrMalformedItem) || !errors.As(err, &prob) || prob.Item == "" || !strings.Contains(prob.Detail, "no bbox and no geometry") && !strings.Contains(prob.Detail, "no assets") {
 			t.Errorf("ParseItem: %v; want a malformed item named by its id", err)

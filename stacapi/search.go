@@ -3,13 +3,16 @@ package stacapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/manejo/manejo/internal/jsonstream"
 	"github.com/manejo/manejo/series"
 )
 
@@ -30,6 +33,9 @@ type Client struct {
 	// Sleep waits between attempts; nil means a timer (tests record the
 	// waits through it).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// stall is the stall deadline of answers (doer.stall); 0 means
+	// storage.RequestTimeout (60 s). Tests shorten it.
+	stall time.Duration
 }
 
 // Defaults of Client.
@@ -39,7 +45,7 @@ const (
 )
 
 func (c *Client) doer(api string) *doer {
-	d := &doer{http: c.HTTP, headers: c.Headers, sleep: c.Sleep}
+	d := &doer{http: c.HTTP, headers: c.Headers, sleep: c.Sleep, stall: c.stall}
 	if d.http == nil {
 		d.http = defaultHTTP
 	}
@@ -124,7 +130,10 @@ func (q Query) getURL(search string, limit int) string {
 }
 
 // Result is what a search gave: the items kept, in the order the API
-// returned them, with their documents, and the figures run.json records.
+// returned them, and the figures run.json records. The items' documents
+// are kept in a temporary file, not in memory (Doc reads one back, Freeze
+// writes them all): memory follows the largest item and the parsed items,
+// not the answer (issue 27 D11). Close releases the file.
 type Result struct {
 	API    string `json:"api"`
 	Search string `json:"search_url"`
@@ -140,30 +149,62 @@ type Result struct {
 	Retries  int   `json:"retries"`
 	// Duplicates are second copies of a (collection, id); SameAcquisition
 	// repeated acquisitions under another id (Dedupe); Malformed items
-	// that could not be used.
+	// that could not be used; Unrequested items of a collection the
+	// search did not ask for (dropped: an API must not widen a search).
 	Duplicates      int `json:"duplicates"`
 	SameAcquisition int `json:"same_acquisition"`
 	Malformed       int `json:"malformed"`
+	Unrequested     int `json:"unrequested"`
 	Kept            int `json:"kept"`
 
-	Items    []*series.Item    `json:"-"`
-	Docs     []json.RawMessage `json:"-"` // Docs[i] is Items[i]'s document
-	Dropped  []Dropped         `json:"-"`
-	Problems []error           `json:"-"`
+	Items    []*series.Item `json:"-"`
+	Dropped  []Dropped      `json:"-"`
+	Problems []error        `json:"-"`
+
+	docs  spill  // the documents of Items
+	spans []span // spans[i] is Items[i]'s document in docs
+	acqs  []acq  // acqs[i] is Items[i]'s acquisition (Dedupe)
 }
 
-// page is one answer of a search.
-type page struct {
-	Features      []json.RawMessage        `json:"features"`
-	Links         []link                   `json:"links"`
-	NumberMatched *int64                   `json:"numberMatched"`
-	Context       struct{ Matched *int64 } `json:"context"`
+// add keeps an item and its document.
+func (res *Result) add(it *series.Item, doc []byte) error {
+	sp, err := res.docs.add(doc)
+	if err != nil {
+		return err
+	}
+	res.Items, res.spans, res.acqs = append(res.Items, it), append(res.spans, sp), append(res.acqs, acquisition(doc))
+	return nil
+}
+
+// Doc is the document of Items[i], as the API gave it (whitespace outside
+// strings squeezed).
+func (res *Result) Doc(i int) (json.RawMessage, error) { return res.docs.read(res.spans[i]) }
+
+// Close releases the temporary file of the documents.
+func (res *Result) Close() error { return res.docs.close() }
+
+// mark is where a page's items start in a Result: a page read again after
+// a failed attempt drops what the failed attempt added.
+type mark struct {
+	items, problems, returned, malformed, unrequested int
+	docs                                              int64
+}
+
+func (res *Result) mark() mark {
+	return mark{len(res.Items), len(res.Problems), res.Returned, res.Malformed, res.Unrequested, res.docs.size}
+}
+
+func (res *Result) rollback(m mark) {
+	res.Items, res.spans, res.acqs = res.Items[:m.items], res.spans[:m.items], res.acqs[:m.items]
+	res.Problems, res.Returned, res.Malformed, res.Unrequested = res.Problems[:m.problems], m.returned, m.malformed, m.unrequested
+	res.docs.size = m.docs
 }
 
 // Search runs q against api, following every page, and adds the items to
-// res (nil starts a new Result). Items are deduplicated by Dedupe once all
-// searches are in. A page that cannot be read after the retries, a cycle
-// or the page cap fails the search with ErrSearch.
+// res (nil starts a new Result). Items of collections q did not ask for are
+// dropped and counted (Unrequested). Items are deduplicated by Dedupe once
+// all searches are in. A page that cannot be read after the retries, a
+// cycle or the page cap fails the search with ErrSearch.
 func (c *Client) Search(ctx context.Context, api *API, q Query, res *Result) (*Result, error) {
 	if res == nil {
 		res = &Result{API: api.Root, Search: api.Search, Method: api.Method}
@@ -185,6 +226,10 @@ func (c *Client) Search(ctx context.Context, api *API, q Query, res *Result) (*R
 		req.URL = q.getURL(api.Search, limit)
 		res.Queries = append(res.Queries, req.URL[strings.Index(req.URL, "?")+1:])
 	}
+	want := map[string]bool{}
+	for _, c := range q.Collections {
+		want[c] = true
+	}
 	seen := map[string]bool{}
 	matched := int64(-1)
 	for n := 0; ; n++ {
@@ -195,31 +240,26 @@ func (c *Client) Search(ctx context.Context, api *API, q Query, res *Result) (*R
 			return res, fmt.Errorf("search %s: page %d repeats an earlier request (a paging cycle): %w", redact(api.Search), n+1, ErrSearch)
 		}
 		seen[req.key()] = true
-		body, err := d.do(ctx, req)
+		var p pageInfo
+		m := res.mark()
+		err := d.stream(ctx, req, func(rd io.Reader) error {
+			res.rollback(m)
+			var err error
+			p, err = readPage(rd, api.Root, n+1, want, res)
+			return err
+		})
 		if err != nil {
+			if !errors.Is(err, ErrSearch) {
+				err = fmt.Errorf("%w: %w", err, ErrSearch)
+			}
 			return res, fmt.Errorf("search %s page %d: %w", redact(api.Search), n+1, err)
-		}
-		var p page
-		if err := json.Unmarshal(body, &p); err != nil {
-			return res, fmt.Errorf("search %s page %d: not an ItemCollection: %v: %w", redact(api.Search), n+1, err, ErrSearch)
 		}
 		res.Pages++
 		if n == 0 {
-			matched = pageMatched(p)
+			matched = p.matched()
 		}
-		if len(p.Features) == 0 {
+		if p.features == 0 {
 			break
-		}
-		res.Returned += len(p.Features)
-		for i, f := range p.Features {
-			it, err := series.ParseItem(f, itemBase(f, api.Root))
-			if err != nil {
-				res.Malformed++
-				res.Problems = append(res.Problems, fmt.Errorf("search page %d feature %d: %w", n+1, i, err))
-				continue
-			}
-			res.Items = append(res.Items, it)
-			res.Docs = append(res.Docs, absoluteDoc(f, it))
 		}
 		next, ok, err := nextRequest(req, p.Links, d.host)
 		if err != nil {
@@ -238,7 +278,15 @@ func (c *Client) Search(ctx context.Context, api *API, q Query, res *Result) (*R
 	return res, nil
 }
 
-func pageMatched(p page) int64 {
+// pageInfo is what a page of a search says besides its features.
+type pageInfo struct {
+	Links         []link                   `json:"links"`
+	NumberMatched *int64                   `json:"numberMatched"`
+	Context       struct{ Matched *int64 } `json:"context"`
+	features      int
+}
+
+func (p pageInfo) matched() int64 {
 	if p.NumberMatched != nil {
 		return *p.NumberMatched
 	}
@@ -246,6 +294,88 @@ func pageMatched(p page) int64 {
 		return *p.Context.Matched
 	}
 	return -1
+}
+
+// readPage reads one page of a search (an ItemCollection) as a stream,
+// feature by feature (each at most series.MaxItemBytes), adding the
+// items of the wanted collections (any, when want is empty) to res: a page
+// is never held whole. Relative hrefs are resolved against each item's
+// self link, else root (itemBase).
+func readPage(r io.Reader, root string, page int, want map[string]bool, res *Result) (pageInfo, error) {
+	var p pageInfo
+	d := jsonstream.NewDecoder(r, series.MaxItemBytes)
+	if err := d.Expect('{'); err != nil {
+		return p, fmt.Errorf("not an ItemCollection: %v", err)
+	}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return p, fmt.Errorf("not an ItemCollection: %v", err)
+		}
+		key, _ := tok.(string)
+		if key == "features" {
+			if err := readFeatures(d, root, page, want, res, &p); err != nil {
+				return p, err
+			}
+			continue
+		}
+		raw, err := d.Value("member " + key)
+		if err != nil {
+			return p, fmt.Errorf("not an ItemCollection: %v", err)
+		}
+		var v any
+		switch key {
+		case "links":
+			v = &p.Links
+		case "numberMatched":
+			v = &p.NumberMatched
+		case "context":
+			v = &p.Context
+		default:
+			continue
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return p, fmt.Errorf("not an ItemCollection: %s: %v", key, err)
+		}
+	}
+	if err := d.Expect('}'); err != nil {
+		return p, fmt.Errorf("not an ItemCollection: %v", err)
+	}
+	return p, nil
+}
+
+// readFeatures reads the features array of a page (or null).
+func readFeatures(d *jsonstream.Decoder, root string, page int, want map[string]bool, res *Result, p *pageInfo) error {
+	tok, err := d.Token()
+	if err != nil || tok == nil {
+		return err
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("not an ItemCollection: features is %v, not an array", tok)
+	}
+	for i := 0; d.More(); i++ {
+		raw, err := d.Value(fmt.Sprintf("feature %d", i))
+		if err != nil {
+			return fmt.Errorf("feature %d: %w", i, err)
+		}
+		p.features++
+		res.Returned++
+		it, err := series.ParseItem(raw, itemBase(raw, root))
+		switch {
+		case err != nil:
+			res.Malformed++
+			res.Problems = append(res.Problems, fmt.Errorf("search page %d feature %d: %w", page, i, err))
+		case len(want) > 0 && !want[it.Collection]:
+			res.Unrequested++
+			res.Problems = append(res.Problems, series.Problem{Item: it.ID, Reason: series.SkipUnrequested,
+				Detail: fmt.Sprintf("search page %d feature %d: collection %q was not asked for: dropped", page, i, it.Collection)})
+		default:
+			if err := res.add(it, absoluteDoc(raw, it)); err != nil {
+				return err
+			}
+		}
+	}
+	return d.Expect(']')
 }
 
 // nextRequest is the request of the rel="next" link, as STAC API item

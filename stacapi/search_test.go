@@ -52,7 +52,9 @@ func TestDedupe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res.Items, res.Docs = append(res.Items, it), append(res.Docs, docs[i])
+			if err := res.add(it, docs[i]); err != nil {
+				t.Fatal(err)
+			}
 		}
 		res.Dedupe()
 		var kept []string

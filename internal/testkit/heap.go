@@ -49,3 +49,40 @@ func HeapDuring(f func() any) (alloc, transient uint64) {
 	runtime.KeepAlive(keep)
 	return after.TotalAlloc - before.TotalAlloc, peak - min(peak, after.HeapAlloc)
 }
+
+// PeakHeapDuring runs f and returns the peak of live heap while it ran
+// (sampled every millisecond, with the GC at 10 %) above the live heap
+// before it: what f held at its worst, its result included.
+func PeakHeapDuring(f func() any) uint64 {
+	old := debug.SetGCPercent(10)
+	defer debug.SetGCPercent(old)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	keep := f()
+	close(stop)
+	wg.Wait()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(keep)
+	return max(peak, after.HeapAlloc) - min(before.HeapAlloc, max(peak, after.HeapAlloc))
+}

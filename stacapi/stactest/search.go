@@ -134,6 +134,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, q search) {
 	for _, e := range all[min(off, len(all)):end] {
 		feats = append(feats, e.doc)
 	}
+	if off == 0 {
+		feats = append(feats, s.Inject...)
+	}
 	links := []any{}
 	if end < len(all) {
 		links = append(links, s.next(r, q, end))

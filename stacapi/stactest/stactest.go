@@ -40,6 +40,9 @@ type Server struct {
 	// HEAD with ranges, as http.FileServer does): a local mirror whose
 	// items name their assets relative to the root.
 	Files string
+	// Inject are features added to the first page of every search,
+	// whatever it asks (a broken or hostile API).
+	Inject []json.RawMessage
 
 	items []entry
 	mu    sync.Mutex
