@@ -333,6 +333,9 @@ func (r *run) openSTACDEM(ctx context.Context, coll string, owned []grid.Field) 
 		var href string
 		for _, k := range DEMAssets {
 			if a, ok := it.Assets[k]; ok {
+				if a.AccessErr != nil { // an unsigned tile would read as missing
+					return nil, fmt.Errorf("%w: DEM stac:%s: item %s: %v", ErrCatalogSearch, coll, it.ID, a.AccessErr)
+				}
 				href = a.Href
 				break
 			}

@@ -203,3 +203,28 @@ func TestNonFiniteScaling(t *testing.T) {
 		t.Errorf("Landsat C2 L2 raster:bands: %v", err)
 	}
 }
+
+// TestAccessErrorSkipsScene (issue 27 D8): an asset whose SAS token could
+// not be had (Asset.AccessErr, set by package stacapi) is not read: the
+// scene is skipped as access, or, when the token endpoint kept failing
+// transiently, counted transient with its talhão incomplete.
+func TestAccessErrorSkipsScene(t *testing.T) {
+	for _, transient := range []bool{false, true} {
+		path, g := oneScene(t, nil)
+		cat, errs := LoadCatalog(context.Background(), path, CatalogOptions{})
+		if cat == nil {
+			t.Fatal(errs)
+		}
+		a := cat.Items[0].Assets["red"]
+		a.AccessErr = &AccessError{Detail: "SAS token for a/c: HTTP 503", Transient: transient}
+		cat.Items[0].Assets["red"] = a
+		obs, st, err := sampleWithin(t, context.Background(), 30*time.Second, cat, g, Options{SceneAttempts: 2, SceneRetryDelay: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]SkipReason{false: SkipAccess, true: SkipTransient}[transient]
+		if len(obs) != 0 || st.Skipped[want] != 1 || (len(st.Incomplete[g.Field.ID]) == 1) != transient || !strings.Contains(st.Problems[0].Detail, "HTTP 503") {
+			t.Errorf("transient %v: %d observations, skipped %v, incomplete %v, problems %v; want the scene skipped as %s", transient, len(obs), st.Skipped, st.Incomplete, st.Problems, want)
+		}
+	}
+}
