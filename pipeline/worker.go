@@ -486,11 +486,18 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 }
 
 // checkCodes requires a satellite code for every collection of the catalog
-// and for the DEM, when given: without one, every payload would fail.
+// that a sensor profile reads, and for the DEM, when given: without one,
+// every payload would fail. A collection no profile reads (sentinel-1-grd
+// in a frozen search) gives no observation, so it needs no code; its
+// scenes are skipped as no-profile.
 func checkCodes(cfg Config, cat *series.Catalog) error {
+	profiles := series.Profiles()
+	maps.Copy(profiles, cfg.SeriesProfiles)
 	need := map[string]bool{}
 	for _, it := range cat.Items {
-		need[it.Collection] = true
+		if profiles[it.Collection] != nil {
+			need[it.Collection] = true
+		}
 	}
 	if cfg.DEM != "" {
 		need["dem"] = true

@@ -22,9 +22,13 @@ type Dropped struct {
 //     numbers _0_/_1_, reprocessed baselines, sentinel-2-l2a and
 //     sentinel-2-c1-l2a of one product) keeps one item. Items are the same
 //     acquisition when they have the same acquisition key: from
-//     s2:product_uri, mission + sensing start + relative orbit + tile (the
-//     baseline and generation time dropped); without it, platform + MGRS
-//     tile + datetime to the second. The item kept has the latest
+//     s2:product_uri, mission + product level + sensing start + relative
+//     orbit + tile (the baseline and generation time dropped); without it,
+//     platform + product level + MGRS tile + datetime to the second. The
+//     product level (L1C, L2A: the URI's MSIL1C/MSIL2A, else
+//     s2:product_type, else the collection's name) keeps an L1C item apart
+//     from the L2A item of its acquisition: they are different products
+//     the operator asked for, not copies (issue 28 point 11). The item kept has the latest
 //     processing baseline, then the latest s2:generation_time (else
 //     updated), then the highest s2:sequence, then the greatest
 //     collection and id (so the choice never depends on page order).
@@ -41,7 +45,9 @@ type acq struct {
 
 func acquisition(doc json.RawMessage) acq {
 	var f struct {
+		Collection string `json:"collection"`
 		Properties struct {
+			ProductType string `json:"s2:product_type"`
 			ProductURI string `json:"s2:product_uri"`
 			Baseline   string `json:"s2:processing_baseline"`
 			Generation string `json:"s2:generation_time"`
@@ -58,9 +64,13 @@ func acquisition(doc json.RawMessage) acq {
 	}
 	p := f.Properties
 	var a acq
+	level := productLevel(p.ProductType, f.Collection)
 	if parts := strings.Split(strings.TrimSuffix(p.ProductURI, ".SAFE"), "_"); len(parts) == 7 && strings.HasPrefix(parts[0], "S2") {
 		// S2A_MSIL2A_20231008T175231_N0509_R141_T13TDE_20231008T233154
-		a.key = strings.Join([]string{parts[0], parts[2], parts[4], parts[5]}, "_")
+		if l := strings.TrimPrefix(parts[1], "MSI"); l != parts[1] {
+			level = l
+		}
+		a.key = strings.Join([]string{parts[0], level, parts[2], parts[4], parts[5]}, "_")
 		if p.Baseline == "" && len(parts[3]) == 5 {
 			p.Baseline = parts[3][1:3] + "." + parts[3][3:]
 		}
@@ -69,7 +79,7 @@ func acquisition(doc json.RawMessage) acq {
 		}
 	} else if tile := firstNonEmpty(p.Tile, strings.TrimPrefix(p.GridCode, "MGRS-")); tile != "" && strings.HasPrefix(strings.ToLower(p.Platform), "sentinel-2") {
 		if t, err := time.Parse(time.RFC3339Nano, p.Datetime); err == nil {
-			a.key = strings.ToLower(p.Platform) + "_" + tile + "_" + t.UTC().Truncate(time.Second).Format("20060102T150405")
+			a.key = strings.ToLower(p.Platform) + "_" + level + "_" + tile + "_" + t.UTC().Truncate(time.Second).Format("20060102T150405")
 		}
 	}
 	a.baseline, _ = strconv.ParseFloat(strings.TrimPrefix(p.Baseline, "N"), 64)
@@ -81,6 +91,20 @@ func acquisition(doc json.RawMessage) acq {
 	}
 	a.seq, _ = strconv.Atoi(p.Sequence)
 	return a
+}
+
+// productLevel is a Sentinel-2 item's product level, "L1C" or "L2A", from
+// s2:product_type (S2MSI1C, S2MSI2A), else the collection's name
+// (sentinel-2-l1c, sentinel-2-c1-l2a); "" when neither says.
+func productLevel(productType, collection string) string {
+	t, c := strings.ToUpper(productType), strings.ToUpper(collection)
+	switch {
+	case strings.HasSuffix(t, "1C"), strings.Contains(c, "L1C"):
+		return "L1C"
+	case strings.HasSuffix(t, "2A"), strings.Contains(c, "L2A"):
+		return "L2A"
+	}
+	return ""
 }
 
 func firstNonEmpty(s ...string) string {

@@ -44,8 +44,11 @@ func TestDedupe(t *testing.T) {
 		s2Doc("S2A_21LXG_20240105_0_L2A", "sentinel-2-l2a", uri0509, "05.09", "0"),                                         // page repeat
 		s2Doc("S2A_21LXH_20240105_0_L2A", "sentinel-2-l2a", strings.Replace(uri0509, "T21LXG", "T21LXH", 1), "05.09", "0"), // another tile
 		s2Doc("S2A_21LXG_20240115_0_L2A", "sentinel-2-l2a", strings.Replace(uri0509, "20240105T135831", "20240115T135831", 1), "05.09", "0"),
+		// Issue 28 point 11: the L1C product of the same acquisition is
+		// another product, kept (it was folded into the L2A item).
+		s2Doc("S2A_21LXG_20240105_0_L1C", "sentinel-2-l1c", strings.Replace(uri0509, "MSIL2A", "MSIL1C", 1), "05.09", "0"),
 	}
-	for _, order := range [][]int{{0, 1, 2, 3, 4, 5}, {5, 4, 3, 2, 1, 0}, {2, 0, 3, 1, 5, 4}} {
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1, 0}, {2, 0, 6, 3, 1, 5, 4}} {
 		res := &Result{}
 		for _, i := range order {
 			it, err := series.ParseItem(docs[i], "https://earth-search.aws.element84.com/v1/search")
@@ -63,8 +66,8 @@ func TestDedupe(t *testing.T) {
 		}
 		sort.Strings(kept)
 		got := strings.Join(kept, " ")
-		want := "sentinel-2-l2a/S2A_21LXG_20240105_1_L2A sentinel-2-l2a/S2A_21LXG_20240115_0_L2A sentinel-2-l2a/S2A_21LXH_20240105_0_L2A"
-		if got != want || res.Duplicates != 1 || res.SameAcquisition != 2 || res.Kept != 3 || len(res.Dropped) != 3 {
+		want := "sentinel-2-l1c/S2A_21LXG_20240105_0_L1C sentinel-2-l2a/S2A_21LXG_20240105_1_L2A sentinel-2-l2a/S2A_21LXG_20240115_0_L2A sentinel-2-l2a/S2A_21LXH_20240105_0_L2A"
+		if got != want || res.Duplicates != 1 || res.SameAcquisition != 2 || res.Kept != 4 || len(res.Dropped) != 3 {
 			t.Errorf("order %v: kept %s, %d duplicates, %d same acquisition; want %s, 1, 2", order, got, res.Duplicates, res.SameAcquisition, want)
 		}
 	}
@@ -241,5 +244,25 @@ func TestSearchIntersects(t *testing.T) {
 	}
 	if !strings.Contains(srv.Requests[0], `"intersects":{"type":"Polygon"`) {
 		t.Errorf("request %s: want the intersects geometry sent", srv.Requests[0])
+	}
+}
+
+// TestProductLevel: without s2:product_uri, the product level comes from
+// s2:product_type, else the collection's name, so an L1C and an L2A item of
+// one acquisition keep apart under the platform/tile/datetime key too.
+func TestProductLevel(t *testing.T) {
+	for _, c := range []struct{ typ, coll, want string }{
+		{"S2MSI1C", "x", "L1C"}, {"S2MSI2A", "x", "L2A"}, {"", "sentinel-2-l1c", "L1C"},
+		{"", "sentinel-2-c1-l2a", "L2A"}, {"", "sentinel-1-grd", ""},
+	} {
+		if got := productLevel(c.typ, c.coll); got != c.want {
+			t.Errorf("productLevel(%q, %q) = %q, want %q", c.typ, c.coll, got, c.want)
+		}
+	}
+	doc := func(coll string) json.RawMessage {
+		return json.RawMessage(`{"collection":"` + coll + `","properties":{"platform":"sentinel-2a","s2:mgrs_tile":"21LXG","datetime":"2024-01-05T13:58:31.024Z"}}`)
+	}
+	if a, b := acquisition(doc("sentinel-2-l1c")), acquisition(doc("sentinel-2-l2a")); a.key == "" || a.key == b.key {
+		t.Errorf("L1C key %q, L2A key %q: want two acquisitions", a.key, b.key)
 	}
 }

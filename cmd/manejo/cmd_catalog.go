@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/stacapi"
 )
 
 func init() {
@@ -69,7 +73,24 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	fmt.Fprintf(stdout, "matched %d, returned %d, duplicates %d, same acquisition %d, malformed %d, pages %d, retries %d: %d items written to %s\n",
 		res.Matched, res.Returned, res.Duplicates, res.SameAcquisition, res.Malformed, res.Pages, res.Retries, res.Kept, cfg.Out)
+	unreadable(stderr, res)
 	return nil
+}
+
+// unreadable names the collections of a search that no sensor profile
+// reads (sentinel-1-grd, sentinel-2-l1c): their items are frozen as asked,
+// but a run skips them (no-profile) and computes nothing from them.
+func unreadable(stderr io.Writer, res *stacapi.Result) {
+	profiles := series.Profiles()
+	n := map[string]int{}
+	for _, it := range res.Items {
+		if profiles[it.Collection] == nil {
+			n[it.Collection]++
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(n)) {
+		fmt.Fprintf(stderr, "manejo catalog search: collection %s has no sensor profile: manejo cannot read it (%d items kept in the file; a run skips them as no-profile)\n", c, n[c])
+	}
 }
 
 // parseBBox parses west,south,east,north.

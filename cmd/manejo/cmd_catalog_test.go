@@ -54,3 +54,38 @@ func TestCatalogSearch(t *testing.T) {
 		t.Errorf("without a footprint: exit %d %s, want a usage error", code, stderr)
 	}
 }
+
+// TestCatalogSearchLevels (issue 28 point 11): a search over
+// sentinel-2-l2a, sentinel-2-l1c and sentinel-1-grd folded each L1C item
+// into the L2A item of its acquisition ("same acquisition 1") and lost it.
+// Both are kept now; the collections no sensor profile reads are named.
+func TestCatalogSearchLevels(t *testing.T) {
+	const uri = "S2A_MSIL2A_20240105T135831_N0509_R067_T21LXG_20240105T172047.SAFE"
+	doc := func(id, coll, uri string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"type":"Feature","id":%q,"collection":%q,"bbox":[-55.7,-11.9,-55.6,-11.8],
+"properties":{"datetime":"2024-01-05T13:58:31Z","platform":"sentinel-2a","s2:product_uri":%q},"assets":{"red":{"href":"https://x.example/%s/B04.tif"}}}`, id, coll, uri, id))
+	}
+	srv := stactest.New(t, []json.RawMessage{
+		doc("S2A_21LXG_20240105_0_L2A", "sentinel-2-l2a", uri),
+		doc("S2A_21LXG_20240105_0_L1C", "sentinel-2-l1c", strings.Replace(uri, "MSIL2A", "MSIL1C", 1)),
+		json.RawMessage(`{"type":"Feature","id":"S1A_IW_GRDH_20240105","collection":"sentinel-1-grd","bbox":[-55.7,-11.9,-55.6,-11.8],
+"properties":{"datetime":"2024-01-05T09:00:00Z","platform":"sentinel-1a"},"assets":{"vv":{"href":"https://x.example/s1/vv.tif"}}}`),
+	})
+	out := filepath.Join(t.TempDir(), "items.json")
+	code, stdout, stderr := runCLI(t, "catalog", "search", "--api", srv.URL, "--collections", "sentinel-2-l2a,sentinel-2-l1c,sentinel-1-grd",
+		"--bbox", "-56,-12,-55,-11", "--from", "2024-01-01", "--to", "2024-01-16", "--out", out)
+	if code != exitOK || !strings.Contains(stdout, "same acquisition 0, malformed 0, pages 1, retries 0: 3 items written") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"collection sentinel-1-grd has no sensor profile: manejo cannot read it (1 items kept in the file; a run skips them as no-profile)",
+		"collection sentinel-2-l1c has no sensor profile",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "sentinel-2-l2a has no") {
+		t.Errorf("sentinel-2-l2a called unreadable:\n%s", stderr)
+	}
+}
