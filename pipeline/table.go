@@ -45,9 +45,14 @@ type TableConfig struct {
 	// talhão whose table gives no plantio_contorno/terraceamento (Config's).
 	UndeclaredPracticesAsZero bool
 	Workers                   int
-	Force                     bool
-	Tillage                   tillage.Params
-	Coverage                  coverage.Params
+	// MaxCellScenes is the memory budget of one talhão in points × scenes
+	// (series.TableOptions.MaxCellScenes, Config.MaxCellScenes of a run):
+	// a talhão over it fails with the reason. 0 means
+	// series.DefaultMaxCellScenes; negative, no cap.
+	MaxCellScenes int
+	Force         bool
+	Tillage       tillage.Params
+	Coverage      coverage.Params
 
 	Version  string
 	Progress io.Writer
@@ -61,7 +66,7 @@ func (tc TableConfig) config() (Config, error) {
 	}
 	cfg := Config{Fields: tc.Observations, Catalog: tc.Observations, Sowing: tc.Sowing, Crops: tc.Crops, Out: tc.Out,
 		Season: tc.Season, AgriYearStart: tc.AgriYearStart, From: tc.From, AsOf: tc.AsOf, Codes: tc.Codes,
-		OperatorCNPJ: tc.OperatorCNPJ, UndeclaredPracticesAsZero: tc.UndeclaredPracticesAsZero, Workers: tc.Workers, Force: tc.Force, Tillage: tc.Tillage, Coverage: tc.Coverage,
+		OperatorCNPJ: tc.OperatorCNPJ, UndeclaredPracticesAsZero: tc.UndeclaredPracticesAsZero, Workers: tc.Workers, MaxCellScenes: tc.MaxCellScenes, Force: tc.Force, Tillage: tc.Tillage, Coverage: tc.Coverage,
 		Version: tc.Version, Progress: tc.Progress, Log: tc.Log}
 	err := cfg.defaults()
 	return cfg, err
@@ -143,7 +148,7 @@ func (r *run) openTable(ctx context.Context, tc TableConfig) (series.Table, erro
 	}
 	in.finger[src] = sha(b)
 	t0 := time.Now()
-	tab, err := series.ReadTable(b, src, series.TableOptions{Collection: tc.Collection, ParseCrop: tc.ParseCrop})
+	tab, err := series.ReadTable(b, src, series.TableOptions{Collection: tc.Collection, ParseCrop: tc.ParseCrop, MaxCellScenes: tc.MaxCellScenes})
 	if err != nil {
 		return tab, fmt.Errorf("%w: %v", ErrConfig, err)
 	}

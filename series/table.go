@@ -84,6 +84,20 @@ type TableOptions struct {
 	Collection string
 	// ParseCrop reads the crop column; nil is zarc.ParseCrop.
 	ParseCrop func(string) (zarc.Crop, error)
+	// MaxCellScenes is the memory budget of one talhão, as
+	// Options.MaxCellScenes of Sample: its points × scenes (distinct
+	// collection and date). A talhão over it is refused (Table.Refused,
+	// with the reason) and its observations are dropped as soon as it
+	// passes it, so its memory stays within the budget while the rest of
+	// the table is read. 0 means DefaultMaxCellScenes; negative, no cap.
+	MaxCellScenes int
+}
+
+func (o TableOptions) maxCellScenes() int {
+	if o.MaxCellScenes == 0 {
+		return DefaultMaxCellScenes
+	}
+	return o.MaxCellScenes
 }
 
 // Table is an observation table read by ReadTable: one grid per talhão,

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/zarc"
 	"github.com/parquet-go/parquet-go"
 )
@@ -383,4 +384,53 @@ func FuzzReadTable(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadTableBudget (issue 27 D15): a talhão whose points × scenes pass
+// TableOptions.MaxCellScenes is refused with the reason, in the words of
+// Sample's refusal, and the other talhões are read; its rows are dropped
+// as soon as it passes the budget, so reading a 5,000 points × 45 dates
+// talhão under a budget of 10,000 peaks at a fraction of the heap the
+// same read takes without a cap (both measured here, testkit.HeapDuring).
+func TestReadTableBudget(t *testing.T) {
+	var sb strings.Builder
+	WriteBigTable(&sb, 100, 10)
+	sb.WriteString("SMALL,q1,-55,-12,2024-09-01,0.5,0.1\nSMALL,q2,-55,-12,2024-09-01,0.5,0.1\n")
+	b := []byte(sb.String())
+	tab, err := ReadTable(b, "obs.csv", TableOptions{Collection: "s2", MaxCellScenes: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "obs.csv (talhão BIG): talhão too large for the memory budget: 100 points × 10 scenes = 1000 point-scene pairs, over the cap of 500 (--max-cell-scenes)"
+	if errs := tab.Refused["BIG"]; len(errs) != 1 || !strings.Contains(errs[0].Error(), want) || !errors.Is(errs[0], ErrTable) {
+		t.Errorf("refused %v; want %q", tab.Refused, want)
+	}
+	if len(tab.Grids) != 1 || tab.Grids[0].Field.ID != "SMALL" || len(tab.Obs) != 2 || tab.Rows != 1002 {
+		t.Errorf("grids %d, %d observations, %d rows; want SMALL alone with 2, of 1002 rows", len(tab.Grids), len(tab.Obs), tab.Rows)
+	}
+	for _, limit := range []int{0, -1, 1002} {
+		if tab := readCSV(t, string(b), TableOptions{Collection: "s2", MaxCellScenes: limit}); len(tab.Refused) != 0 || len(tab.Obs) != 1002 {
+			t.Errorf("MaxCellScenes %d: refused %v, %d observations; want all read", limit, tab.Refused, len(tab.Obs))
+		}
+	}
+
+	sb.Reset()
+	WriteBigTable(&sb, 5000, 45)
+	b = []byte(sb.String())
+	peak := func(limit int) uint64 {
+		_, p := testkit.HeapDuring(func() any {
+			tab, err := ReadTable(b, "big.csv", TableOptions{Collection: "s2", MaxCellScenes: limit})
+			if err != nil || len(tab.Refused)+len(tab.Grids) != 1 {
+				t.Fatalf("%d refused, %d grids, %v", len(tab.Refused), len(tab.Grids), err)
+			}
+			return nil // peak of the read itself, nothing kept
+		})
+		return p
+	}
+	capped, full := peak(10_000), peak(-1)
+	t.Logf("5,000 points × 45 dates (%d MB of CSV): peak heap %.1f MB under a budget of 10,000, %.1f MB without a cap (%.2f×)",
+		len(b)>>20, float64(capped)/1e6, float64(full)/1e6, float64(capped)/float64(full))
+	if capped*3 > full {
+		t.Errorf("peak heap %d B under the budget, %d B without: want under a third", capped, full)
+	}
 }

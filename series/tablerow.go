@@ -35,6 +35,15 @@ type tableField struct {
 	obs         []Obs
 	errs        []error
 	nErr        int
+	// scenes are the talhão's distinct collection and date pairs; over is
+	// set when points × scenes passed the budget (obs and seen dropped).
+	scenes map[sceneKey]bool
+	over   bool
+}
+
+type sceneKey struct {
+	collection string
+	date       time.Time
 }
 
 type tablePoint struct {
@@ -85,7 +94,7 @@ func (tb *tableBuilder) fail(err *TableError, field string) {
 func (tb *tableBuilder) field(id string) *tableField {
 	tf := tb.fields[id]
 	if tf == nil {
-		tf = &tableField{points: map[string]*tablePoint{}, seen: map[obsKey]int{}}
+		tf = &tableField{points: map[string]*tablePoint{}, seen: map[obsKey]int{}, scenes: map[sceneKey]bool{}}
 		tb.fields[id] = tf
 	}
 	return tf
@@ -100,9 +109,27 @@ func (tb *tableBuilder) add(row int, rec []string) {
 		return
 	}
 	tf := tb.field(r.field)
+	tf.scenes[sceneKey{r.obs.Collection, r.obs.Date}] = true
+	if tf.over { // refused for the budget: only its size is counted
+		if tf.points[r.point] == nil {
+			tf.points[r.point] = &tablePoint{row: row}
+		}
+		return
+	}
 	if col, err := tf.merge(r, row); err != nil {
 		tb.fail(&TableError{Source: tb.source, Row: row, Column: col, FieldID: r.field, Err: err}, r.field)
 	}
+	if limit := tb.o.maxCellScenes(); limit > 0 && len(tf.points)*len(tf.scenes) > limit {
+		tf.over, tf.obs, tf.seen = true, nil, nil
+	}
+}
+
+// budgetError is the reason a talhão over the budget is refused, in the
+// words of Sample's refusal.
+func (tb *tableBuilder) budgetError(id string, tf *tableField) error {
+	n, s := len(tf.points), len(tf.scenes)
+	return &TableError{Source: tb.source, FieldID: id, Err: fmt.Errorf("talhão too large for the memory budget: %d points × %d scenes = %d point-scene pairs, over the cap of %d (--max-cell-scenes); split it or raise the cap",
+		n, s, n*s, tb.o.maxCellScenes())}
 }
 
 // merge checks a row against the talhão's earlier rows and keeps it.
@@ -364,6 +391,10 @@ func (tb *tableBuilder) table() Table {
 	var all []Obs
 	for _, id := range ids {
 		tf := tb.fields[id]
+		if tf.over {
+			t.Refused[id] = append([]error{tb.budgetError(id, tf)}, tf.errs...)
+			continue
+		}
 		if tf.nErr > 0 {
 			errs := tf.errs
 			if more := tf.nErr - len(errs); more > 0 {

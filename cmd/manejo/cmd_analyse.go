@@ -14,6 +14,7 @@ import (
 	"github.com/manejo/manejo/classify"
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/pipeline"
+	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/tillage"
 )
 
@@ -47,6 +48,7 @@ func (f *analyseFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.cnpj, "cnpj-empresa-sensoriamento", os.Getenv(operatorCNPJEnv), "CNPJ of the remote-sensing company, written as cnpjEmpresaSensoriamento in every payload (default $"+operatorCNPJEnv+")")
 	fs.BoolVar(&f.tc.UndeclaredPracticesAsZero, "undeclared-practices-as-zero", false, "send plantioContorno/terraceamento 0 for a talhão whose table has no plantio_contorno/terraceamento (SINM requires both; without this flag its payload is held back)")
 	fs.IntVar(&f.tc.Workers, "workers", 0, "talhões analysed at once (default: all cores)")
+	fs.IntVar(&f.tc.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in points × scenes (dates; about 1.6 KB each here): a talhão over it fails with the reason, its rows dropped as soon as it passes it; 0 = %d, -1 = no cap", series.DefaultMaxCellScenes))
 	fs.BoolVar(&f.tc.Force, "force", false, "recompute even when a previous analysis of the same inputs is complete")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines (errors are still printed)")
 	fs.Float64Var(&f.tp.K, "tillage-k", f.tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
@@ -69,6 +71,9 @@ func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error)
 		return tc, err
 	}
 	if err := countFlags(map[string]int{"--workers": tc.Workers}); err != nil {
+		return tc, err
+	}
+	if err := maxCellScenes(tc.MaxCellScenes); err != nil {
 		return tc, err
 	}
 	if tc.AgriYearStart, err = coverage.ParseMonthDay(f.agriStart); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -134,5 +135,36 @@ func TestAnalyseStrayQuote(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "indicators.parquet")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("indicators written from a cut table: %v", err)
+	}
+}
+
+// TestAnalyseMaxCellScenes (issue 27 D15): analyse takes run's
+// --max-cell-scenes: a talhão whose points × scenes pass it fails with the
+// reason (stderr, exit 3) and the others are analysed; a budget below -1
+// is a usage error.
+func TestAnalyseMaxCellScenes(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("field_id,point_id,lon,lat,date,ndvi\n")
+	dates := 0
+	for d := time.Date(2022, 7, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC)); d = d.AddDate(0, 0, 10) {
+		dates++
+		v := 0.2 + 0.65*math.Max(0, math.Cos(2*math.Pi*(float64(d.YearDay())-15)/365))
+		for _, p := range []string{"BIG,p1", "BIG,p2", "BIG,p3", "SMALL,p1"} {
+			fmt.Fprintf(&b, "%s,-55.6,-11.8,%s,%.4f\n", p, d.Format(time.DateOnly), v)
+		}
+	}
+	table := filepath.Join(dir, "obs.csv")
+	if err := os.WriteFile(table, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"analyse", "--observations", table, "--collection", "s2", "--season", "2026/2027", "--satellite-codes", "s2=S01", "--quiet"}
+	code, stdout, stderr := runCLI(t, append(args, "--out", filepath.Join(dir, "out"), "--max-cell-scenes", fmt.Sprint(2*dates))...)
+	want := fmt.Sprintf("BIG (failed): %s (talhão BIG): talhão too large for the memory budget: 3 points × %d scenes = %d point-scene pairs, over the cap of %d (--max-cell-scenes)", table, dates, 3*dates, 2*dates)
+	if code != exitPartial || !strings.Contains(stderr, want) || !strings.Contains(stdout, "2 talhões: 1 ok") && !strings.Contains(stdout, "2 talhões: 0 ok, 1 partial") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, SMALL analysed and %q", code, stdout, stderr, exitPartial, want)
+	}
+	if code, _, stderr = runCLI(t, append(args, "--out", filepath.Join(dir, "out2"), "--max-cell-scenes", "-2")...); code != exitUsage || !strings.Contains(stderr, "--max-cell-scenes -2") {
+		t.Errorf("--max-cell-scenes -2: exit %d, %q", code, stderr)
 	}
 }

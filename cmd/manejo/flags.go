@@ -72,6 +72,14 @@ func coverageFlags(p coverage.Params) error {
 	return nil
 }
 
+// maxCellScenes checks --max-cell-scenes (run and analyse).
+func maxCellScenes(n int) error {
+	if n < -1 {
+		return usagef("--max-cell-scenes %d: want a positive budget, 0 (the default) or -1 (no cap)", n)
+	}
+	return nil
+}
+
 // dateRange is a usage error when --from falls after --as-of (both given).
 func dateRange(from, asOf time.Time) error {
 	if !from.IsZero() && !asOf.IsZero() && from.After(asOf) {
@@ -94,8 +102,8 @@ func checkRun(cfg *pipeline.Config, cp coverage.Params) error {
 	if err := coverageFlags(cp); err != nil {
 		return err
 	}
-	if cfg.MaxCellScenes < -1 {
-		return usagef("--max-cell-scenes %d: want a positive budget, 0 (the default) or -1 (no cap)", cfg.MaxCellScenes)
+	if err := maxCellScenes(cfg.MaxCellScenes); err != nil {
+		return err
 	}
 	asOf := cfg.AsOf
 	if asOf.IsZero() { // the default, as pipeline.Config takes it
