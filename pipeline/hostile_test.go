@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/stacapi"
 	"github.com/manejo/manejo/stacapi/stactest"
@@ -42,32 +42,6 @@ func onHost(t *testing.T, doc json.RawMessage, id, coll, base string) json.RawMe
 	return b
 }
 
-// noHandshake is an HTTPS "server" on loopback that accepts connections,
-// reads the client's hello and never completes the handshake.
-func noHandshake(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				_, _ = c.Read(make([]byte, 4096))
-				<-done
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
-
 // TestHostileArchive (issue 27 D7, D8, D9) runs against a STAC API on
 // loopback serving the synthetic archive, in which:
 //   - three scenes' hrefs point at an HTTPS server that never completes a
@@ -82,7 +56,7 @@ func noHandshake(t *testing.T) string {
 func TestHostileArchive(t *testing.T) {
 	dir := archive(t)
 	items := archiveItems(t, dir)
-	silent := "https://" + noHandshake(t)
+	silent := "https://" + testkit.NoHandshakeServer(t)
 	var slow []string
 	for i := len(items) - 1; i >= 0 && len(slow) < 3; i-- {
 		var f struct {

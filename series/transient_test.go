@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/manejo/manejo/internal/testkit"
 )
 
 // TestTransientMarksAnyScheme (issue 27 D7): the classification of read
@@ -70,27 +71,8 @@ func TestTransientMarksAnyScheme(t *testing.T) {
 // handshake, one answers the header of a file but cuts every range read.
 func hostileTLS(t *testing.T, file []byte) map[string]string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				b := make([]byte, 4096)
-				_, _ = c.Read(b)
-				_, _ = c.Write([]byte{0x16, 0x03, 0x03, 0x40, 0x00, 0x02})
-				<-done
-			}()
-		}
-	}()
+	t.Cleanup(func() { close(done) })
 	stall := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
@@ -129,7 +111,7 @@ func hostileTLS(t *testing.T, file []byte) map[string]string {
 	if _, err := x509.SystemCertPool(); err != nil {
 		t.Fatal(err)
 	}
-	return map[string]string{"no handshake": ln.Addr().String(), "stalled": stall.Listener.Addr().String(), "cut transfer": cut.Listener.Addr().String()}
+	return map[string]string{"no handshake": testkit.NoHandshakeServer(t), "stalled": stall.Listener.Addr().String(), "cut transfer": cut.Listener.Addr().String()}
 }
 
 // TestRemoteFaultsAreTransient (issue 27 D7): a scene whose asset lies on
