@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 	"github.com/paulmach/orb"
 )
@@ -281,80 +283,78 @@ func dir2() string { return dir }
 // TestPruneKeepsForeignFiles (issue 27 D12): files in the partition folder
 // that manejo does not write — notes, a sub-folder, a backup of a
 // partition, a Parquet file of another name — are listed as foreign by
-// Inspect and left alone by Prune, even with every rule on; the partition
-// of a talhão out of the portfolio and a corrupt partition still go.
+// Inspect and left alone by Prune, even with every rule on, on a local
+// disk and on S3; the partitions of talhões out of the portfolio or too
+// old, and a corrupt partition, still go.
 func TestPruneKeepsForeignFiles(t *testing.T) {
-	dir := t.TempDir()
+	s3test.StartS3(t, "c")
 	ctx := context.Background()
-	c := Open(dir)
-	it := testItem("S2A_1", "sentinel-2-l2a", "2026-01-05", "/a")
-	for _, id := range []string{"KEEP", "GONE"} {
-		e := &Entry{Meta: Meta{FieldID: id, WrittenAt: day("2026-11-01"), Items: []Item{{ID: it.ID, Date: "2026-01-05"}}}, Obs: obsOf(id, it, 0.4, "")}
-		if _, err := c.Store(ctx, e); err != nil {
+	for _, loc := range []string{t.TempDir(), "s3://c/cache/"} {
+		c := Open(loc)
+		it := testItem("S2A_1", "sentinel-2-l2a", "2026-01-05", "/a")
+		for _, id := range []string{"KEEP", "GONE"} {
+			e := &Entry{Meta: Meta{FieldID: id, WrittenAt: day("2026-11-01"), Items: []Item{{ID: it.ID, Date: "2026-01-05"}}}, Obs: obsOf(id, it, 0.4, "")}
+			if _, err := c.Store(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		part, err := storage.ReadFile(ctx, c.partition("KEEP"))
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	part, err := os.ReadFile(c.partition("KEEP"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pdir := filepath.Join(dir, dir2())
-	foreign := map[string][]byte{
-		"notes.txt":       []byte("my notes"),
-		"subdir/keep.txt": []byte("keep me"),
-		filepath.Base(c.partition("KEEP")) + ".bak":    part,
-		"talhao=KEEP.parquet":                          part,
-		"subdir/" + filepath.Base(c.partition("GONE")): part,
-		".notes.txt.tmp-1":                             []byte("not a partition's temporary file"),
-	}
-	for name, b := range foreign {
-		p := filepath.Join(pdir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		foreign := map[string][]byte{
+			"notes.txt":                                       []byte("my notes"),
+			"subdir/keep.txt":                                 []byte("keep me"),
+			path.Base(c.partition("KEEP")) + ".bak":           part,
+			"talhao=KEEP.parquet":                             part,
+			"subdir/" + path.Base(c.partition("GONE")):        part,
+			".notes.txt.tmp-1":                                []byte("not a partition's temporary file"),
+			"talhao=00112233445566778899AABBCCDDEEFF.parquet": part,
+		}
+		for name, b := range foreign {
+			if err := storage.WriteFile(ctx, storage.Join(loc, dir, name), b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		broken := storage.Join(loc, dir, "talhao=00112233445566778899aabbccddeeff.parquet")
+		if err := storage.WriteFile(ctx, broken, []byte("PAR1")); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
+		ps, err := Inspect(ctx, loc)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	broken := filepath.Join(pdir, "talhao=00112233445566778899aabbccddeeff.parquet")
-	if err := os.WriteFile(broken, []byte("PAR1"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ps, err := Inspect(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nForeign := 0
-	for _, p := range ps {
-		if errors.Is(p.Err, ErrForeign) {
-			nForeign++
+		nForeign := 0
+		for _, p := range ps {
+			if errors.Is(p.Err, ErrForeign) {
+				nForeign++
+			}
 		}
-	}
-	if nForeign != len(foreign) {
-		t.Errorf("Inspect flags %d files foreign, want %d: %+v", nForeign, len(foreign), ps)
-	}
-	fields := filepath.Join(t.TempDir(), "talhoes.geojson")
-	if err := os.WriteFile(fields, []byte(`{"type":"FeatureCollection","features":[`+feature("KEEP")+`]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := Prune(ctx, dir, PruneOptions{OlderThan: time.Hour, Now: day("2026-11-30"), Fields: fields, IDField: "id"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Foreign) != len(foreign) {
-		t.Errorf("Prune reports %d foreign files, want %d: %v", len(res.Foreign), len(foreign), res.Foreign)
-	}
-	for name, b := range foreign {
-		got, err := os.ReadFile(filepath.Join(pdir, filepath.FromSlash(name)))
-		if err != nil || !bytes.Equal(got, b) {
-			t.Errorf("%s: %v after prune; want it untouched", name, err)
+		if nForeign != len(foreign) {
+			t.Errorf("%s: Inspect flags %d files foreign, want %d: %+v", loc, nForeign, len(foreign), ps)
 		}
-	}
-	if len(res.Removed) != 3 {
-		t.Errorf("removed %+v; want KEEP and GONE (older than an hour) and the corrupt partition", res.Removed)
-	}
-	if _, err := os.Stat(broken); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("corrupt partition kept: %v", err)
+		fields := filepath.Join(t.TempDir(), "talhoes.geojson")
+		if err := os.WriteFile(fields, []byte(`{"type":"FeatureCollection","features":[`+feature("KEEP")+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Prune(ctx, loc, PruneOptions{OlderThan: time.Hour, Now: day("2026-11-30"), Fields: fields, IDField: "id"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Foreign) != len(foreign) {
+			t.Errorf("%s: Prune reports %d foreign files, want %d: %v", loc, len(res.Foreign), len(foreign), res.Foreign)
+		}
+		for name, b := range foreign {
+			if got, err := storage.ReadFile(ctx, storage.Join(loc, dir, name)); err != nil || !bytes.Equal(got, b) {
+				t.Errorf("%s: %s: %v after prune; want it untouched", loc, name, err)
+			}
+		}
+		if len(res.Removed) != 3 {
+			t.Errorf("%s: removed %+v; want KEEP and GONE (older than an hour) and the corrupt partition", loc, res.Removed)
+		}
+		if ok, err := storage.Exists(ctx, broken); ok || err != nil {
+			t.Errorf("%s: corrupt partition kept (%v)", loc, err)
+		}
 	}
 }
 
