@@ -378,3 +378,17 @@ func CheckHrefPrefixes(prefixes []string) error {
 	_, err := parseRules(prefixes)
 	return err
 }
+
+// Remote reports whether any asset of the catalog is read through GDAL's
+// network file systems (/vsis3/, /vsicurl/: an object store or an HTTP
+// server) rather than from local files.
+func (c *Catalog) Remote() bool {
+	for _, it := range c.Items {
+		for _, a := range it.Assets {
+			if p, err := gdalPath(a.Href, c.allow); err == nil && strings.HasPrefix(p, "/vsi") {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -92,6 +92,15 @@ type Options struct {
 	// (never for a skipped scene, whatever the reason), after every scene
 	// has been read and before observations collapse; calls are sequential.
 	OnScene func(SceneRead)
+	// Stream, with OnScene, reports each scene as soon as it is read and
+	// keeps none of its observations: Sample then returns no observations
+	// and no Gaps, only Stats, and its memory is that of the scenes in
+	// flight, not of the whole read (the read pass of a run spills them).
+	// Cached is not used.
+	Stream bool
+	// Minimum, when set, records the tiles of remote files the scenes
+	// needed (see Minimum).
+	Minimum *Minimum
 }
 
 // SceneRead is what one scene read in full gave one talhão: the raw
@@ -241,8 +250,12 @@ func Sample(ctx context.Context, cat *Catalog, grids []grid.Grid, o Options) ([]
 		st.Problems = append(st.Problems, r.st.problems...)
 		st.account(toRead[i], r.st, grids)
 	}
-	if o.OnScene != nil {
+	if o.OnScene != nil && !o.Stream {
 		reportScenes(toRead, results, grids, o.OnScene)
+	}
+	if o.Stream {
+		st.addNet(netByCollection(toRead, cat.allow, net0, storage.GDALNetStats()))
+		return nil, st, nil
 	}
 	for _, ob := range o.Cached {
 		if known[[2]string{ob.FieldID, ob.ItemID}] {
@@ -478,9 +491,10 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
 	free := make(chan *reader, workers)
 	for range workers {
-		free <- &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
+		free <- &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum}
 	}
 	results := make([]sceneResult, len(jobs))
+	var streamMu sync.Mutex
 	th := newThrottle(workers)
 	var g errgroup.Group
 	g.SetLimit(workers)
@@ -501,11 +515,17 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 				if abandoned {
 					// r stays with the blocked read, which closes it when
 					// GDAL returns; this worker goes on with a fresh reader.
-					r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow}
+					r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum}
 				}
 				free <- r
 				return res
 			})
+			if o.Stream && o.OnScene != nil {
+				streamMu.Lock()
+				reportScenes(jobs[j:j+1], results[j:j+1], grids, o.OnScene)
+				streamMu.Unlock()
+				results[j].obs = nil
+			}
 			return nil
 		})
 	}
@@ -682,6 +702,11 @@ type reader struct {
 	// reads and bytes count GDAL opens and window reads, and pixel bytes
 	// read, since the reader was made (sceneStats.reads).
 	reads, bytes int64
+	// min records the tiles remote reads need (Options.Minimum); nil
+	// records nothing.
+	min *Minimum
+	// collection is that of the scene being read (for min).
+	collection string
 }
 
 // close releases the reader (its transforms live in trPool).
@@ -768,6 +793,7 @@ type sceneSkip struct {
 func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, profiles map[string]*Profile) ([]Obs, sceneStats) {
 	var ss sceneStats
 	r0, b0 := r.reads, r.bytes
+	r.collection = job.item.Collection
 	log := &ioLog{}
 	r.log = log
 	t0 := time.Now()
@@ -981,7 +1007,7 @@ func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *scene
 	subs := make([]*reader, len(order))
 	var wg sync.WaitGroup
 	for i, f := range order {
-		subs[i] = &reader{log: r.log} // its own buffers and counts
+		subs[i] = &reader{log: r.log, min: r.min, collection: r.collection} // its own buffers and counts
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -1402,6 +1428,9 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 		}
 		w.x0, w.y0, w.x1, w.y1 = min(w.x0, c), min(w.y0, rr), max(w.x1, c), max(w.y1, rr)
 		all.x0, all.y0, all.x1, all.y1 = min(all.x0, c), min(all.y0, rr), max(all.x1, c), max(all.y1, rr)
+	}
+	if r.min != nil && strings.HasPrefix(ro.path, "/vsi") {
+		r.min.band(r.collection, ro.path, band, order)
 	}
 	spanned := (all.x1/bw - all.x0/bw + 1) * (all.y1/bh - all.y0/bh + 1)
 	aw, ah := all.x1-all.x0+1, all.y1-all.y0+1
