@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+
+	"github.com/manejo/manejo/grid"
 	"hash/fnv"
 	"os"
 	"strconv"
@@ -34,6 +36,34 @@ func (s Shard) Owns(id string) bool {
 	h := fnv.New64a()
 	h.Write([]byte(id))
 	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+}
+
+// The ways of assigning talhões to shards (Config.ShardBy).
+const (
+	// ShardBySpace cuts the talhões, in the order of the Hilbert curve
+	// through their centres, into runs of about equal cells: a shard holds
+	// neighbours and reads the image tiles of its own area.
+	ShardBySpace = "space"
+	// ShardByHash assigns a talhão by FNV-1a 64 of its id modulo the
+	// count (Shard.Owns): the assignment of runs before issue 26.
+	ShardByHash = "hash"
+)
+
+// owner returns the test of this run's shard for a talhão id: by space
+// (over the readable talhões, fields) unless the run shards by hash. A talhão
+// without a place in the spatial assignment (unreadable, no geometry) is
+// assigned by hash.
+func (c *Config) owner(fields []grid.Field) func(id string) bool {
+	if c.Shard.Count <= 1 || c.ShardBy == ShardByHash {
+		return c.Shard.Owns
+	}
+	at := spatialShards(fields, c.Shard.Count, c.Grid)
+	return func(id string) bool {
+		if i, ok := at[id]; ok {
+			return i == c.Shard.Index
+		}
+		return c.Shard.Owns(id)
+	}
 }
 
 // ParseShard parses "i/n" with 0 ≤ i < n.
