@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
 )
 
@@ -93,6 +94,16 @@ type IO struct {
 	Retries        map[string]int64 `json:"retries"`
 	ReadSeconds    float64          `json:"read_seconds"`
 	ComputeSeconds float64          `json:"compute_seconds"`
+	// MinBytes, MinRequests and MinTiles are the least the run's remote
+	// reads could have fetched (series.Minimum): each remote file's header
+	// and the compressed tiles holding a cell centre read, each counted
+	// once; requests one per header and per run of consecutive tiles.
+	// BytesOverMin is Bytes / MinBytes: how many times over the run read
+	// what it needed (0 when nothing remote was read).
+	MinBytes     int64   `json:"min_bytes,omitempty"`
+	MinRequests  int64   `json:"min_requests,omitempty"`
+	MinTiles     int64   `json:"min_tiles,omitempty"`
+	BytesOverMin float64 `json:"bytes_over_min,omitempty"`
 }
 
 // Add adds o to x.
@@ -102,6 +113,13 @@ func (x *IO) Add(o IO) {
 	x.Bytes += o.Bytes
 	x.ReadSeconds += o.ReadSeconds
 	x.ComputeSeconds += o.ComputeSeconds
+	x.MinBytes += o.MinBytes
+	x.MinRequests += o.MinRequests
+	x.MinTiles += o.MinTiles
+	x.BytesOverMin = 0
+	if x.MinBytes > 0 {
+		x.BytesOverMin = math.Round(float64(x.Bytes)/float64(x.MinBytes)*1000) / 1000
+	}
 	for k, v := range o.Retries {
 		if x.Retries == nil {
 			x.Retries = map[string]int64{}

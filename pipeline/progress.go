@@ -8,19 +8,22 @@ import (
 	"sync"
 	"time"
 
-	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/storage"
 )
 
 // Progress is a snapshot of a run, passed to Config.OnProgress when the run
-// starts computing, after every batch and when it ends.
+// starts computing, at least every Config.ProgressEvery while the read
+// pass or a batch runs, after every batch and at the end.
 type Progress struct {
-	Shard   Shard
-	Phase   string // "start", "batch" or "done"
-	Batch   int    // batches finished (computed or resumed)
-	Batches int    // batches of this shard
-	Done    int    // talhões finished
-	Total   int    // talhões of this shard
+	Shard Shard
+	// Phase is "start", "read" (the read pass), "batch" (between and
+	// during batches) or "done".
+	Phase   string
+	Batch   int // batches finished (computed or resumed)
+	Batches int // batches of this shard
+	Done    int // talhões finished
+	Total   int // talhões of this shard
 	OK      int
 	Partial int
 	Failed  int
@@ -29,25 +32,56 @@ type Progress struct {
 	ScenesRead   int64
 	Observations int64
 	Incomplete   int // talhões lacking scenes that failed transiently
-	// BytesRead is what GDAL received from object stores for the batches
-	// computed by this run; MBps is BytesRead per second of their wall time
-	// (MB = 10⁶ bytes). Local files are not counted.
+	// BytesRead is what GDAL has received from object stores since this
+	// run started (scenes and DEM, read pass and batches; live: GDAL's
+	// network statistics), MBps is BytesRead per second since then (MB =
+	// 10⁶ bytes). Local files are not counted.
 	BytesRead int64
 	MBps      float64
-	Resumed   bool          // the last batch came from a previous run
-	Elapsed   time.Duration // since Run started
+	// ReadDone and ReadTotal are the talhões whose scenes the read pass has
+	// read and is to read (0 and 0 without a read pass).
+	ReadDone, ReadTotal int
+	Resumed             bool          // the last batch came from a previous run
+	Elapsed             time.Duration // since Run started
 	// Rate is talhões per second over the batches computed by this run
 	// (resumed batches are free and left out); ETA follows from it.
 	Rate float64
 	ETA  time.Duration
 }
 
-// tracker turns batch results into Progress snapshots.
+// tracker turns the run's steps into Progress snapshots. Its fields are
+// guarded by mu: the ticker (run.tickProgress) reads them while the run
+// goes on.
 type tracker struct {
+	mu          sync.Mutex
 	start       time.Time
+	net0        int64         // GDAL's bytes received when the run started
 	computed    int           // talhões computed (not resumed) by this run
 	computeTime time.Duration // wall time spent on computed batches
-	p           Progress
+	// since is when the running batch, or the read pass, began (zero
+	// between batches); readFrac is the share of the current read group
+	// read so far, readGroup its talhões.
+	since     time.Time
+	readFrac  func() float64
+	readGroup int
+	// liveScenes counts the scenes of the read under way (the read pass),
+	// not yet in p.ScenesRead.
+	liveScenes func() int64
+	p          Progress
+}
+
+func newTracker(start time.Time, p Progress) *tracker {
+	return &tracker{start: start, net0: netBytes(), p: p}
+}
+
+// netBytes is what GDAL has received from remote files since the process
+// started.
+func netBytes() int64 {
+	var n int64
+	for _, s := range storage.GDALNetStats() {
+		n += s.Bytes
+	}
+	return n
 }
 
 func (t *tracker) batch(n int, took time.Duration, resumed bool) {
@@ -58,19 +92,53 @@ func (t *tracker) batch(n int, took time.Duration, resumed bool) {
 		t.computed += n
 		t.computeTime += took
 	}
+	t.since = time.Time{}
 	t.update()
 }
 
+// update refreshes the live figures: elapsed time, bytes, rate and ETA.
+// During the read pass the rate is talhões read per second and the ETA
+// that of the read pass; during the batches, talhões computed per second
+// of computed batches and the ETA of the rest, less the time the running
+// batch has already taken.
 func (t *tracker) update() {
 	t.p.Elapsed = time.Since(t.start)
-	t.p.Rate, t.p.ETA = 0, 0
-	if t.computeTime > 0 {
-		t.p.MBps = float64(t.p.BytesRead) / 1e6 / t.computeTime.Seconds()
+	t.p.BytesRead = max(netBytes()-t.net0, 0)
+	t.p.Rate, t.p.ETA, t.p.MBps = 0, 0, 0
+	if s := t.p.Elapsed.Seconds(); s > 0 {
+		t.p.MBps = float64(t.p.BytesRead) / 1e6 / s
+	}
+	if t.p.Phase == "read" && !t.since.IsZero() {
+		done := float64(t.p.ReadDone)
+		if t.readFrac != nil {
+			done += t.readFrac() * float64(t.readGroup)
+		}
+		if took := time.Since(t.since).Seconds(); done > 0 && took > 0 {
+			t.p.Rate = done / took
+			t.p.ETA = time.Duration((float64(t.p.ReadTotal) - done) / t.p.Rate * float64(time.Second)).Round(time.Second)
+		}
+		return
 	}
 	if t.computed > 0 && t.computeTime > 0 {
 		t.p.Rate = float64(t.computed) / t.computeTime.Seconds()
-		t.p.ETA = time.Duration(float64(t.p.Total-t.p.Done) / t.p.Rate * float64(time.Second)).Round(time.Second)
+		left := float64(t.p.Total-t.p.Done) / t.p.Rate
+		if !t.since.IsZero() {
+			left -= time.Since(t.since).Seconds()
+		}
+		t.p.ETA = time.Duration(max(left, 0) * float64(time.Second)).Round(time.Second)
 	}
+}
+
+// snapshot returns the live Progress.
+func (t *tracker) snapshot() Progress {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.update()
+	p := t.p
+	if p.Phase == "read" && t.liveScenes != nil {
+		p.ScenesRead += t.liveScenes()
+	}
+	return p
 }
 
 // LogProgress returns an OnProgress function that writes structured records
@@ -86,6 +154,7 @@ func LogProgress(l *slog.Logger) func(Progress) {
 			slog.Int("ok", p.OK), slog.Int("partial", p.Partial), slog.Int("failed", p.Failed),
 			slog.Int64("scenes_read", p.ScenesRead), slog.Int64("observations", p.Observations),
 			slog.Int("incomplete", p.Incomplete), slog.Int64("bytes_read", p.BytesRead), slog.Float64("mb_per_s", num.Round(p.MBps, 2)),
+			slog.String("phase", p.Phase), slog.Int("read_done", p.ReadDone), slog.Int("read_total", p.ReadTotal),
 			slog.Float64("rate", num.Round(p.Rate, 2)), slog.Float64("eta", p.ETA.Seconds()),
 			slog.Float64("elapsed", num.Round(p.Elapsed.Seconds(), 2)),
 		}
@@ -196,19 +265,23 @@ func (b *Bar) draw() {
 func barLine(p Progress, since time.Duration) string {
 	const cols = 24
 	frac := 0.0
-	if p.Total > 0 {
-		frac = float64(p.Done) / float64(p.Total)
+	done, total, what := p.Done, p.Total, "talhões"
+	if p.Phase == "read" && p.ReadTotal > 0 {
+		done, total, what = p.ReadDone, p.ReadTotal, "talhões read ahead"
+	}
+	if total > 0 {
+		frac = float64(done) / float64(total)
 	}
 	full := int(frac * cols)
 	bar := strings.Repeat("█", full) + strings.Repeat("░", cols-full)
 	eta := "—"
-	if p.Rate > 0 && p.Done < p.Total {
+	if p.Rate > 0 && done < total {
 		eta = max(p.ETA-since, 0).Round(time.Second).String()
-	} else if p.Done >= p.Total {
+	} else if done >= total {
 		eta = "0s"
 	}
-	s := fmt.Sprintf("shard %s %s %3.0f%% %d/%d talhões · %d scenes read · %.1f MB/s · %.2f talhões/s · ETA %s · %s",
-		p.Shard, bar, 100*frac, p.Done, p.Total, p.ScenesRead, p.MBps, p.Rate, eta, (p.Elapsed + since).Round(time.Second))
+	s := fmt.Sprintf("shard %s %s %3.0f%% %d/%d %s · %d scenes read · %.1f MB/s · %.2f talhões/s · ETA %s · %s",
+		p.Shard, bar, 100*frac, done, total, what, p.ScenesRead, p.MBps, p.Rate, eta, (p.Elapsed + since).Round(time.Second))
 	if p.Failed > 0 {
 		s += fmt.Sprintf(" · %d failed", p.Failed)
 	}
@@ -218,11 +291,34 @@ func barLine(p Progress, since time.Duration) string {
 	return s
 }
 
-// ioBytes is the bytes received over every collection.
-func ioBytes(io map[string]export.IO) int64 {
-	var n int64
-	for _, v := range io {
-		n += v.Bytes
-	}
-	return n
+// tickProgress reports the live progress every Config.ProgressEvery until
+// the returned function is called: to OnProgress when set, else as a line
+// on Progress and Log.
+func (r *run) tickProgress() func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(r.cfg.ProgressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				p := r.tr.snapshot()
+				if r.cfg.OnProgress != nil {
+					r.cfg.OnProgress(p)
+					continue
+				}
+				what := fmt.Sprintf("batch %d/%d running: %d/%d talhões done", p.Batch+1, p.Batches, p.Done, p.Total)
+				if p.Phase == "read" {
+					what = fmt.Sprintf("read pass: scenes of %d/%d talhões read", p.ReadDone, p.ReadTotal)
+				}
+				r.logf("%s, %d scenes read, %.1f MB read (%.1f MB/s), %.2f talhões/s, eta %s", what, p.ScenesRead, float64(p.BytesRead)/1e6, p.MBps, p.Rate, p.ETA)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }

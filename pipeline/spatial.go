@@ -5,29 +5,56 @@ import (
 	"sort"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/paulmach/orb"
 )
 
 // hilbertOrder is the order of the Hilbert curve that spatial keys use:
-// 2¹⁶ × 2¹⁶ positions over the globe in longitude and latitude, about
-// 600 × 300 m at the equator, finer than a talhão.
+// 2¹⁶ × 2¹⁶ positions over the square a frame covers.
 const hilbertOrder = 16
 
-// hilbertKey is the position of (lon, lat) along a Hilbert curve over
-// the whole globe (longitude −180..180, latitude −90..90). Points close
-// along the curve are close on the ground, and every stretch of the curve
-// stays in a compact area, so cutting talhões sorted by it into runs gives
-// compact groups. It depends on the point alone: the same for every run,
-// machine and input order.
-func hilbertKey(lon, lat float64) uint64 {
+// frame is the square, in local metres east and north of a corner, over
+// which spatial keys run: the bounding square of a set of talhões.
+// Cutting a Hilbert curve over it into 4ᵏ equal runs gives its quadrants,
+// so the shards and groups of a portfolio that covers one image tile are
+// the tile's quadrants, not strips that cross every block of it.
+type frame struct {
+	lon0, lat0, kx, side float64
+}
+
+// frameOf is the bounding square of the talhões' centres (a point, for
+// one talhão).
+func frameOf(fields []grid.Field) frame {
+	var b orb.Bound
+	for i, f := range fields {
+		c := f.Geometry.Bound().Center()
+		if i == 0 {
+			b = orb.Bound{Min: c, Max: c}
+		}
+		b = b.Extend(c)
+	}
+	kx := math.Cos(b.Center()[1] * math.Pi / 180) // degrees of longitude to degrees of latitude
+	return frame{lon0: b.Min[0], lat0: b.Min[1], kx: kx, side: max((b.Max[0]-b.Min[0])*kx, b.Max[1]-b.Min[1], 1e-9)}
+}
+
+// key is the position of (lon, lat) along the Hilbert curve over the
+// frame. Points close along the curve are close on the ground, and every
+// stretch of the curve stays in a compact area.
+func (fr frame) key(lon, lat float64) uint64 {
 	const n = 1 << hilbertOrder
-	cell := func(v, lo, span float64) uint64 {
-		c := math.Floor((v - lo) / span * n)
+	cell := func(v float64) uint64 {
+		c := math.Floor(v / fr.side * n)
 		if math.IsNaN(c) || c < 0 {
 			return 0
 		}
 		return uint64(min(c, n-1))
 	}
-	x, y := cell(lon, -180, 360), cell(lat, -90, 180)
+	return hilbertKey(cell((lon-fr.lon0)*fr.kx), cell(lat-fr.lat0))
+}
+
+// hilbertKey is the position of the cell (x, y) of the 2¹⁶ × 2¹⁶ grid
+// along the Hilbert curve through it.
+func hilbertKey(x, y uint64) uint64 {
+	const n = 1 << hilbertOrder
 	var d uint64
 	for s := uint64(n / 2); s > 0; s /= 2 {
 		var rx, ry uint64
@@ -50,7 +77,7 @@ func hilbertKey(lon, lat float64) uint64 {
 }
 
 // placed is a talhão with its spatial key (the Hilbert key of the centre
-// of its bounding box) and its weight: its estimated cells (area over the
+// of its bounding box in the talhões' frame) and its weight: its estimated cells (area over the
 // legal cell size of its area class, at least 1).
 type placed struct {
 	field  grid.Field
@@ -59,12 +86,14 @@ type placed struct {
 }
 
 // spatialOrder returns the talhões sorted by their spatial key, then id:
-// an order that depends on the talhões alone, not on the input's order.
+// an order that depends on the set of talhões alone (their frame), not on
+// the input's order.
 func spatialOrder(fields []grid.Field, o grid.Options) []placed {
 	out := make([]placed, len(fields))
+	fr := frameOf(fields)
 	for i, f := range fields {
 		c := f.Geometry.Bound().Center()
-		out[i] = placed{field: f, key: hilbertKey(c[0], c[1]), weight: estimatedCells(f, o)}
+		out[i] = placed{field: f, key: fr.key(c[0], c[1]), weight: estimatedCells(f, o)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].key != out[j].key {

@@ -17,8 +17,8 @@ import (
 // along the curve are neighbours on the ground.
 func TestHilbertKeyQuadtree(t *testing.T) {
 	const n = 1 << hilbertOrder
-	cellLon, cellLat := 360.0/n, 180.0/n
-	at := func(x, y int) uint64 { return hilbertKey(-180+(float64(x)+0.5)*cellLon, -90+(float64(y)+0.5)*cellLat) }
+	fr := frame{lon0: -56, lat0: -13, kx: 1, side: 1}
+	at := func(x, y int) uint64 { return fr.key(-56+(float64(x)+0.5)/n, -13+(float64(y)+0.5)/n) }
 	rng := rand.New(rand.NewPCG(26, 2))
 	for range 200 {
 		x0, y0 := 4*rng.IntN(n/4), 4*rng.IntN(n/4)

@@ -148,6 +148,12 @@ type batchSummary struct {
 type stage struct {
 	in    *inputs
 	runID string
+	// spill holds what the read pass read (nil without one); items finds
+	// the catalog's items by id for it.
+	spill *spill
+	items map[string]*series.Item
+	// min records the tiles the run's remote reads need (run.json io).
+	min *series.Minimum
 }
 
 func newStage(in *inputs, runID string) *stage { return &stage{in: in, runID: runID} }
@@ -256,9 +262,18 @@ func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary
 		return nil, series.Stats{}, err
 	}
 	so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, MaxCellScenes: cfg.MaxCellScenes,
-		IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay}
+		IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay, Minimum: s.min}
 	if cb != nil {
 		so = cb.Options(so)
+	}
+	if s.spill != nil {
+		if s.items == nil {
+			s.items = map[string]*series.Item{}
+			for _, it := range s.in.cat.Items {
+				s.items[it.ID] = it
+			}
+		}
+		so = s.spill.options(so, grids, s.items)
 	}
 	obs, st, err := series.Sample(ctx, s.in.cat, grids, so)
 	if cb != nil && err == nil {

@@ -69,8 +69,28 @@ type Config struct {
 	// whose reads fail transiently (series.Options); zero means the default.
 	SceneAttempts   int
 	SceneRetryDelay time.Duration
-	BatchSize       int  // talhões per batch; default 64
-	Force           bool // recompute even what a previous run committed
+	BatchSize       int // talhões per batch; default 64
+	// ShardBy is how talhões are assigned to shards: ShardBySpace (the
+	// default: runs of the Hilbert order of their centres, balanced by
+	// cells) or ShardByHash (FNV-1a of the id, the assignment before
+	// issue 26).
+	ShardBy string
+	// ReadPass says whether a read pass reads, before the batches, every
+	// scene the shard's talhões need once for all of them (readpass.go):
+	// ReadPassAuto (the default: when the catalog's assets are remote),
+	// ReadPassOn or ReadPassOff. It changes no output.
+	ReadPass string
+	// ReadCells bounds the cells of one group of the read pass
+	// (talhões read together, in spatial order); default DefaultReadCells.
+	ReadCells int
+	// ReadPairs bounds the cell × scene pairs of one read of the read
+	// pass (a group's scenes are read in date ranges that fit it); default
+	// DefaultReadPairs.
+	ReadPairs int
+	// ProgressEvery is how often progress is reported while a batch or
+	// the read pass runs; default 10 s.
+	ProgressEvery time.Duration
+	Force         bool // recompute even what a previous run committed
 	// Cache is the observation cache (--cache, a local folder or s3://
 	// prefix): scenes it holds for a talhão are not read again (docs/cache.md).
 	// "" reads everything. It does not change any output.
@@ -162,6 +182,9 @@ func (c *Config) defaults() error {
 	if c.BatchSize <= 0 {
 		c.BatchSize = 64
 	}
+	if err := c.readDefaults(); err != nil {
+		return err
+	}
 	if c.AsOf.IsZero() {
 		c.AsOf = c.Season.Start.AddDate(0, 0, -1)
 	}
@@ -246,9 +269,18 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return prev, nil
 	}
 	st := newStage(r.in, runID)
+	st.min = r.min
+	defer func() { st.spill.close() }()
 	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
 	if storage.KindOf(cfg.Out) == storage.Local {
 		removeStaleTemps(cfg.Out, cfg.Shard, owned)
+	}
+	r.tr = newTracker(r.start, Progress{Shard: cfg.Shard, Phase: "start", Batches: nb, Total: len(owned), Failed: r.m.Status.Failed})
+	r.progress()
+	stop := r.tickProgress()
+	defer stop()
+	if err := r.readAhead(ctx, st, owned, nb); err != nil {
+		return Summary{}, err
 	}
 	sum, err := r.batches(ctx, st, owned, nb)
 	if err != nil {
@@ -284,6 +316,9 @@ type run struct {
 	// sizes are the input files' sizes for run.json, read in the
 	// background (startSizes); nil before open has started them.
 	sizes *later[map[string]int64]
+	// min records the tiles the run's remote reads need: the least they
+	// could have fetched (run.json io min_bytes).
+	min *series.Minimum
 }
 
 // logf writes a message to Progress and Log, when set.
@@ -374,8 +409,9 @@ func (r *run) owned(fields []grid.Field, readErrs []error) []grid.Field {
 	}
 	var owned []grid.Field
 	clash := caseClashes(fields)
+	owns := r.cfg.owner(fields)
 	for _, f := range fields {
-		if !r.cfg.Shard.Owns(f.ID) {
+		if !owns(f.ID) {
 			continue
 		}
 		if other, ok := clash[f.ID]; ok {
@@ -596,8 +632,7 @@ func firstFailures(all []export.Failure) []export.Failure {
 // progress reports a snapshot to OnProgress, when set.
 func (r *run) progress() {
 	if r.cfg.OnProgress != nil {
-		r.tr.update()
-		r.cfg.OnProgress(r.tr.p)
+		r.cfg.OnProgress(r.tr.snapshot())
 	}
 }
 
@@ -605,14 +640,15 @@ func (r *run) progress() {
 func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int) (Summary, error) {
 	cfg, m := r.cfg, r.m
 	var sum Summary
-	r.tr = &tracker{start: r.start, p: Progress{Shard: cfg.Shard, Phase: "start", Batches: nb, Total: len(owned), Failed: m.Status.Failed}}
-	r.progress()
 	for b := 0; b < nb; b++ {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("run cancelled after %d of %d batches: %w", b, nb, err)
 		}
 		batch := owned[b*cfg.BatchSize : min((b+1)*cfg.BatchSize, len(owned))]
 		tb := time.Now()
+		r.tr.mu.Lock()
+		r.tr.p.Phase, r.tr.since = "batch", tb
+		r.tr.mu.Unlock()
 		res, resumed, err := st.batch(ctx, b, batch)
 		if err != nil {
 			return sum, err
@@ -625,22 +661,22 @@ func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int
 		// batch reads scenes, so a run of many batches peaks like a run of
 		// one (issue 15 memory).
 		storage.ReleaseMemory()
-		m.merge(res)
 		tr := r.tr
+		tr.mu.Lock()
+		m.merge(res)
 		tr.p.Phase = "batch"
 		tr.p.OK, tr.p.Partial, tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
 		tr.p.ScenesRead, tr.p.Observations = m.Counts["scenes_read"], m.Counts["observations"]
 		tr.p.Incomplete = m.Status.Incomplete
-		if !resumed {
-			tr.p.BytesRead += ioBytes(res.IO)
-		}
 		tr.batch(len(batch), time.Since(tb), resumed)
+		p := tr.p
+		tr.mu.Unlock()
 		if cfg.OnProgress != nil {
-			cfg.OnProgress(tr.p)
+			cfg.OnProgress(p)
 		} else {
 			r.logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d, incomplete %d)%s, %.1f talhões/s, %.1f MB/s read, eta %s",
-				b+1, nb, tr.p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete,
-				map[bool]string{true: " [resumed]"}[resumed], tr.p.Rate, tr.p.MBps, tr.p.ETA)
+				b+1, nb, p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete,
+				map[bool]string{true: " [resumed]"}[resumed], p.Rate, p.MBps, p.ETA)
 		}
 	}
 	return sum, nil
@@ -671,6 +707,7 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	}
 	m.Outputs = outputsUnion(payloads, prevOuts)
 	r.recordSizes()
+	r.recordMinimum()
 	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
 	}
@@ -712,12 +749,27 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	st.cleanup(ctx, nb)
 	sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete = m.Status.Total, m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete
 	sum.Manifest, sum.RunID, sum.Payloads, sum.Failures = r.manifestLoc, m.RunID, npayloads, firstFailures(m.Failures)
+	r.tr.mu.Lock()
 	r.tr.p.Phase = "done"
 	r.tr.p.OK, r.tr.p.Partial, r.tr.p.Failed = m.Status.OK, m.Status.Partial, m.Status.Failed
+	r.tr.mu.Unlock()
 	r.progress()
 	r.logf("done: %d talhões (ok %d, partial %d, failed %d, incomplete %d) in %s; manifest %s",
 		sum.Total, sum.OK, sum.Partial, sum.Failed, sum.Incomplete, time.Since(r.start).Round(time.Millisecond), r.manifestLoc)
 	return sum, nil
+}
+
+// recordMinimum writes into run.json's io the least this run's remote
+// reads could have fetched, by collection, beside what they fetched.
+func (r *run) recordMinimum() {
+	for c, ms := range r.min.ByCollection() {
+		if r.m.IO == nil {
+			r.m.IO = map[string]export.IO{}
+		}
+		x := r.m.IO[c]
+		x.Add(export.IO{MinBytes: ms.Bytes, MinRequests: ms.Requests, MinTiles: ms.Tiles})
+		r.m.IO[c] = x
+	}
 }
 
 // recordSizes writes the input files' sizes (startSizes) into run.json's
@@ -808,6 +860,9 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	if cfg.UndeclaredPracticesAsZero { // likewise
 		b.WriteString("undeclared-practices-as-zero\n")
 	}
+	if cfg.Shard.Count > 1 && cfg.ShardBy != ShardByHash { // likewise: hash-sharded folders keep their hash
+		fmt.Fprintf(&b, "shard-by=%s\n", cfg.ShardBy)
+	}
 	if cfg.MaxCellScenes != 0 { // likewise: it decides which talhões are refused
 		fmt.Fprintf(&b, "max-cell-scenes=%d\n", cfg.MaxCellScenes)
 	}
@@ -862,6 +917,6 @@ func beginRun(ctx context.Context, cfg Config, start time.Time) (*run, *lock, er
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard))}
+	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard)), min: series.NewMinimum()}
 	return r, lk, nil
 }

@@ -74,6 +74,10 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
 	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
+	fs.StringVar(&f.cfg.ShardBy, "shard-by", pipeline.ShardBySpace, "how talhões are assigned to shards: space (neighbours together, balanced by cells) or hash (FNV-1a of the id, the assignment before issue 26)")
+	fs.StringVar(&f.cfg.ReadPass, "read-pass", pipeline.ReadPassAuto, "read each scene once for neighbouring talhões before the batches: auto (when the imagery is remote), on or off; outputs are unchanged (docs/performance.md)")
+	fs.IntVar(&f.cfg.ReadCells, "read-cells", pipeline.DefaultReadCells, "cells of one group of the read pass: larger groups read fewer tiles twice and hold more in flight")
+	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
 	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
 	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
@@ -151,6 +155,12 @@ func checkOperatorCNPJ(v string) error {
 func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	cfg := f.cfg
 	var err error
+	if cfg.ShardBy != pipeline.ShardBySpace && cfg.ShardBy != pipeline.ShardByHash {
+		return cfg, usagef("--shard-by %q: want space or hash", cfg.ShardBy)
+	}
+	if cfg.ReadPass != pipeline.ReadPassAuto && cfg.ReadPass != pipeline.ReadPassOn && cfg.ReadPass != pipeline.ReadPassOff {
+		return cfg, usagef("--read-pass %q: want auto, on or off", cfg.ReadPass)
+	}
 	for name, v := range map[string]string{"--fields": cfg.Fields, "--catalog": cfg.Catalog, "--out": cfg.Out, "--season": f.season} {
 		if v == "" {
 			return cfg, usagef("%s is required", name)
