@@ -312,7 +312,7 @@ func (r *run) tickProgress() func() {
 					r.cfg.OnProgress(p)
 					continue
 				}
-				what := fmt.Sprintf("batch %d/%d running: %d/%d talhões done", p.Batch+1, p.Batches, p.Done, p.Total)
+				what := fmt.Sprintf("running batch %d of %d: %d/%d talhões done", p.Batch+1, p.Batches, p.Done, p.Total)
 				if p.Phase == "read" {
 					what = fmt.Sprintf("read pass: scenes of %d/%d talhões read", p.ReadDone, p.ReadTotal)
 				}

@@ -179,6 +179,9 @@ func runDense(b *testing.B, rc readCase, cnt *cogCounter, out string) (r denseRe
 		for _, v := range m.IO {
 			r.min += v.MinBytes
 		}
+		if rc.shards == 1 {
+			b.Logf("%s: timings %v; counts scenes_read %d, observations %d", rc.name, m.Timings, m.Counts["scenes_read"], m.Counts["observations"])
+		}
 	}
 	r.wall, r.cpu = time.Since(t0), cpuTime(b)-cpu0
 	r.bytes, r.requests, r.out = cnt.bytes.Load(), cnt.requests.Load(), cfg.Out

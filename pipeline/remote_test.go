@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -213,6 +214,9 @@ func TestIOAccounting(t *testing.T) {
 		return r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/sentinel-2-l2a/") && strings.HasSuffix(r.URL.Path, ".tif")
 	}})
 	cfg.Out = t.TempDir()
+	// One attempt per selected scene is the batches' own reading: the read
+	// pass (one attempt per scene for all batches) is checked below.
+	cfg.ReadPass = ReadPassOff
 	if _, err := Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -220,6 +224,7 @@ func TestIOAccounting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer ioAccountingReadPass(t, cfg, fl)
 	io := m.IO["sentinel-2-l2a"]
 	t.Logf("run.json io %+v; server: %d requests, %d body bytes", io, fl.Requests(), fl.BodyBytes())
 	// Bytes are exact. GDAL 3.6's statistics record fewer GETs than it
@@ -230,5 +235,31 @@ func TestIOAccounting(t *testing.T) {
 	}
 	if len(io.Retries) != 0 || int64(io.Scenes) != m.Counts["scenes_selected"] || io.ReadSeconds <= 0 {
 		t.Errorf("io %+v: want no retry, one attempt per selected scene (%d), time in GDAL", io, m.Counts["scenes_selected"])
+	}
+}
+
+// ioAccountingReadPass is TestIOAccounting with the read pass (the default
+// on S3): bytes exact against the server, requests within GDAL's
+// undercount, one attempt per scene the run read (scenes_read: the pass's
+// and the batches'), and a minimum at most the bytes received.
+func ioAccountingReadPass(t *testing.T, cfg Config, fl *s3test.Flaky) {
+	cfg.Out, cfg.ReadPass = t.TempDir(), ReadPassAuto
+	n0, b0 := fl.Requests(), fl.BodyBytes()
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	m, err := readManifest(context.Background(), filepath.Join(cfg.Out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io := m.IO["sentinel-2-l2a"]
+	reqs, body := fl.Requests()-n0, fl.BodyBytes()-b0
+	t.Logf("read pass: run.json io %+v; server: %d requests, %d body bytes", io, reqs, body)
+	if io.Bytes != body || io.Requests > reqs || float64(io.Requests) < 0.9*float64(reqs) {
+		t.Errorf("read pass: run.json counts %d requests and %d bytes, the server answered %d GETs and sent %d", io.Requests, io.Bytes, reqs, body)
+	}
+	if len(io.Retries) != 0 || int64(io.Scenes) != m.Counts["scenes_read"] || m.Counts["read_pass_scenes"] == 0 ||
+		io.MinBytes <= 0 || io.MinBytes > io.Bytes || io.BytesOverMin != math.Round(float64(io.Bytes)/float64(io.MinBytes)*1000)/1000 {
+		t.Errorf("read pass: io %+v, counts %v: want no retry, one attempt per scene read, a minimum below the bytes", io, m.Counts)
 	}
 }

@@ -94,11 +94,14 @@ func (s *spill) newChunk() {
 }
 
 // options sets o to serve the grids' spilled scenes: Known accepts them
-// (before what o already knew), Cached holds their observations, and
-// o.OnScene (the observation cache's, when the run has one) receives
-// them as if they had been read now. items finds a catalog item by id.
-func (s *spill) options(o series.Options, grids []grid.Grid, items map[string]*series.Item) series.Options {
+// (after what o already knew), Cached holds their observations. The
+// returned feed hands them to o.OnScene (the observation cache's, when
+// the run has one) as if they had been read now: call it after sampling,
+// so the cache counts them as read, not served. items finds a catalog
+// item by id.
+func (s *spill) options(o series.Options, grids []grid.Grid, items map[string]*series.Item) (series.Options, func()) {
 	known := map[[2]string]bool{}
+	var reads []series.SceneRead
 	for _, g := range grids {
 		id := g.Field.ID
 		if s.broken[id] {
@@ -115,16 +118,23 @@ func (s *spill) options(o series.Options, grids []grid.Grid, items map[string]*s
 			}
 			known[[2]string{id, it.ID}] = true
 			o.Cached = append(o.Cached, sr.obs...)
-			if o.OnScene != nil {
-				o.OnScene(series.SceneRead{FieldID: id, Item: it, Obs: sr.obs, Reads: sr.reads, ReadBytes: sr.bytes})
+			reads = append(reads, series.SceneRead{FieldID: id, Item: it, Obs: sr.obs, Reads: sr.reads, ReadBytes: sr.bytes})
+		}
+	}
+	// What o already knew (the cache) answers first, so its accounting
+	// (pairs served and read) is that of a run without the pass.
+	prev := o.Known
+	o.Known = func(id string, it *series.Item) bool {
+		return (prev != nil && prev(id, it)) || known[[2]string{id, it.ID}]
+	}
+	on := o.OnScene
+	return o, func() {
+		if on != nil {
+			for _, sr := range reads {
+				on(sr)
 			}
 		}
 	}
-	prev := o.Known
-	o.Known = func(id string, it *series.Item) bool {
-		return known[[2]string{id, it.ID}] || (prev != nil && prev(id, it))
-	}
-	return o
 }
 
 // spilled is one record read back.

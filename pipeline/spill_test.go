@@ -56,12 +56,16 @@ func TestSpillRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fed []string
-	o := sp.options(series.Options{OnScene: func(s series.SceneRead) { fed = append(fed, s.FieldID+"/"+s.Item.ID) }},
+	o, feed := sp.options(series.Options{OnScene: func(s series.SceneRead) { fed = append(fed, s.FieldID+"/"+s.Item.ID) }},
 		[]grid.Grid{{Field: grid.Field{ID: "T1"}}, {Field: grid.Field{ID: "T2"}}},
 		map[string]*series.Item{a.ID: a, b.ID: b})
 	if !o.Known("T1", a) || !o.Known("T1", b) || o.Known("T2", a) || len(o.Cached) != 2 {
 		t.Errorf("known T1/a %v, T1/b %v, T2/a %v; %d cached", o.Known("T1", a), o.Known("T1", b), o.Known("T2", a), len(o.Cached))
 	}
+	if len(fed) != 0 {
+		t.Errorf("fed to the cache before sampling: %v", fed)
+	}
+	feed()
 	if !reflect.DeepEqual(fed, []string{"T1/S2A_1", "T1/S2B_2"}) {
 		t.Errorf("fed to the cache: %v", fed)
 	}

@@ -266,6 +266,7 @@ func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary
 	if cb != nil {
 		so = cb.Options(so)
 	}
+	feed := func() {}
 	if s.spill != nil {
 		if s.items == nil {
 			s.items = map[string]*series.Item{}
@@ -273,10 +274,11 @@ func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary
 				s.items[it.ID] = it
 			}
 		}
-		so = s.spill.options(so, grids, s.items)
+		so, feed = s.spill.options(so, grids, s.items)
 	}
 	obs, st, err := series.Sample(ctx, s.in.cat, grids, so)
 	if cb != nil && err == nil {
+		feed() // the read pass's scenes, read in this run: to the cache
 		// Only scenes read in full are cached: an incomplete scene is
 		// read again by the next run.
 		cb.Sampled()
