@@ -42,6 +42,8 @@ type cellSeries struct {
 	// src is, for each date, the index in the talhão's observations of the
 	// reading analysed (its observations.parquet row).
 	src []int
+	// coll is, for each date, the collection of that reading.
+	coll []string
 }
 
 // seriesByCell groups a talhão's observations by cell, sorted by date.
@@ -79,6 +81,7 @@ func seriesByCell(g grid.Grid, obs []series.Obs) map[string]*cellSeries {
 		}
 		o := obs[best[k]]
 		cs.src = append(cs.src, best[k])
+		cs.coll = append(cs.coll, o.Collection)
 		cs.dates = append(cs.dates, k.day)
 		cs.ndvi = append(cs.ndvi, float64(o.NDVI))
 		cs.ndti = append(cs.ndti, float64(o.NDTI))
@@ -204,7 +207,7 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 		tc := tillage.Cell{ID: c.ID, Border: c.Border}
 		for i, d := range cs.dates {
 			r := cs.refl[i]
-			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3]})
+			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3], Sensor: cs.coll[i]})
 		}
 		tcells = append(tcells, tc)
 	}

@@ -19,6 +19,11 @@ type Obs struct {
 	// indices were made of, when the caller has them (0 or NaN: not read);
 	// Calibrate fits the talhão's soil from them.
 	Red, NIR, SWIR1, SWIR2 float64
+	// Sensor names the collection the reading came from (e.g.
+	// landsat-c2-l2, sentinel-2-l2a; "" when unknown): the step test
+	// removes each sensor's offset, and events list the sensors they were
+	// seen by.
+	Sensor string
 }
 
 // Params configures break detection and talhão aggregation. Build it with
@@ -740,6 +745,8 @@ type tuning struct {
 	mdBareNDVI, mdMaxGap, mdPostDays, mdCanopyNDVI, mdCanopyDays, mdRel, mdWet, mdStep float64
 	mdPostObs, mdPostMin                                                               int
 	mdOff                                                                              bool
+	// stepOff turns the step test (stepBreaks) off: the detector before it.
+	stepOff bool
 }
 
 // withDefaults returns t with every zero field set to its default.

@@ -121,8 +121,12 @@ func Detect(cells []Cell, p Params) []Event {
 			out = append(out, ev)
 		}
 	}
+	pl := pooled(interior)
 	if !p.tune.mdOff {
-		out = addMedianDrops(out, medianDropBreaks(pooled(interior), p), series, p, window, len(cells))
+		out = addMedianDrops(out, medianDropBreaks(pl, p), series, p, window, len(cells))
+	}
+	if !p.tune.stepOff {
+		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
 	return out
@@ -216,12 +220,16 @@ func pool(cells [][]Obs) []Obs {
 // when none does).
 type pooledObs struct {
 	Obs
-	swir float64
+	swir   float64
+	sensor string
 }
 
 // pooled returns the per-date medians of pool, with the median SWIR1+SWIR2.
 func pooled(cells [][]Obs) []pooledObs {
-	type acc struct{ v, t, s []float64 }
+	type acc struct {
+		v, t, s []float64
+		sensor  string
+	}
 	byDate := map[time.Time]*acc{}
 	var dates []time.Time
 	for _, obs := range cells {
@@ -235,6 +243,9 @@ func pooled(cells [][]Obs) []pooledObs {
 			if !math.IsNaN(o.NDVI) && !math.IsNaN(o.NDTI) {
 				a.v = append(a.v, o.NDVI)
 				a.t = append(a.t, o.NDTI)
+				if a.sensor == "" {
+					a.sensor = o.Sensor
+				}
 				if s := o.SWIR1 + o.SWIR2; s > 0 {
 					a.s = append(a.s, s)
 				}
@@ -248,7 +259,7 @@ func pooled(cells [][]Obs) []pooledObs {
 		a := byDate[d]
 		out[i] = pooledObs{Obs: Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}}
 		if len(a.v) >= min && len(a.v) > 0 {
-			out[i].NDVI, out[i].NDTI = median(a.v), median(a.t)
+			out[i].NDVI, out[i].NDTI, out[i].sensor = median(a.v), median(a.t), a.sensor
 			if len(a.s) >= min && len(a.s) > 0 {
 				out[i].swir = median(a.s)
 			}

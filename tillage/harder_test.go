@@ -24,58 +24,15 @@ var (
 	hardN    = flag.Int("hardn", 300, "talhões with tillage (and as many without) of the held-out harder harness")
 	noCalib  = flag.Bool("nocalib", false, "harder harness: Detect with the reference soil (no Calibrate), the detector before issue 17")
 	noMedian = flag.Bool("nomediandrop", false, "tillage harnesses: Detect without the median-NDTI drop test (the detector before it)")
+	noStep   = flag.Bool("nostep", false, "tillage harnesses: Detect without the NDTI step test (the detector before issue 30)")
 )
 
 // ndtiDrop is the baseline's drop threshold (NDTI units), set on the
 // tuning seed (the best talhão F1 of 0.02–0.08 by 0.01).
 const ndtiDrop = 0.08
 
-// ndtiDropRule is the plain baseline: the talhão median NDTI and NDVI of
-// the interior cells per date; a break between two clear dates when the
-// median NDTI of the next three clear dates is below the median of the
-// previous three by more than ndtiDrop, both with median NDVI below 0.3
-// (bare of green: a harvest or a senescence also lowers NDTI), the
-// previous three within 30 days. Breaks closer than 30 days to the last
-// one are the same event.
-func ndtiDropRule(cells []Cell, drop float64) []Break {
-	by, byV := map[time.Time][]float64{}, map[time.Time][]float64{}
-	for _, c := range cells {
-		if c.Border {
-			continue
-		}
-		for _, o := range c.Obs {
-			if !math.IsNaN(o.NDTI) && !math.IsNaN(o.NDVI) {
-				by[o.Date] = append(by[o.Date], o.NDTI)
-				byV[o.Date] = append(byV[o.Date], o.NDVI)
-			}
-		}
-	}
-	var dates []time.Time
-	for d := range by {
-		dates = append(dates, d)
-	}
-	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
-	v, nv := make([]float64, len(dates)), make([]float64, len(dates))
-	for i, d := range dates {
-		v[i], nv[i] = median(append([]float64(nil), by[d]...)), median(append([]float64(nil), byV[d]...))
-	}
-	var out []Break
-	for j := 3; j+3 <= len(v); j++ {
-		if dates[j-1].Sub(dates[j-3]) > 30*24*time.Hour {
-			continue
-		}
-		pre := median(append([]float64(nil), v[j-3:j]...))
-		post := median(append([]float64(nil), v[j:j+3]...))
-		if pre-post <= drop || median(append([]float64(nil), nv[j-3:j]...)) >= 0.3 || median(append([]float64(nil), nv[j:j+3]...)) >= 0.3 {
-			continue
-		}
-		if n := len(out); n > 0 && dates[j].Sub(out[n-1].After) < 30*24*time.Hour {
-			continue
-		}
-		out = append(out, Break{Date: dates[j], Before: dates[j-1], After: dates[j]})
-	}
-	return out
-}
+// ndtiDropRule is the plain baseline, MedianNDTIDrop.
+func ndtiDropRule(cells []Cell, drop float64) []Break { return MedianNDTIDrop(cells, drop) }
 
 // harderScore is talhaoOnly's result: events and talhões flagged, for
 // Detect and the baseline, and both split by soil (talhões flagged) and by
@@ -137,6 +94,7 @@ func harnessParams(cells []Cell, p Params) Params {
 		q = Calibrate(cells, p)
 	}
 	q.tune.mdOff = q.tune.mdOff || *noMedian
+	q.tune.stepOff = q.tune.stepOff || *noStep
 	if oracleSoil != nil && oracleSc != nil {
 		q.Soil = oracleSoil(oracleSc, q.Soil)
 	}

@@ -1,0 +1,312 @@
+package tillage
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// The fourth test (issue 30): a persistent step of the talhão's median NDTI
+// judged over several dates on each side. On short and gappy series (a
+// window of four to six months, Landsat 7 SLC-off gaps, mixed sensors) the
+// noise that hides a tillage is not a reading's but a date's: an offset
+// shared by every point of the talhão on one date (cross-sensor band
+// responses, BRDF, residual haze, wet mornings). A level of three dates
+// (the third test) does not average it out; a level of up to stepMaxDates
+// dates on each side does, once the per-sensor offsets are removed. The
+// noise it is judged by is the date-to-date scatter of the same corrected
+// median series (robustSigma), so a talhão with two months of history
+// speaks with the noise of its own window.
+
+// Thresholds of the step test (stepBreaks), fixed on the tuning seeds of
+// the short-series world (docs/tillage.md, "Short series").
+const (
+	stepMaxDates = 8  // dates averaged on each side at most
+	stepMinPre   = 2  // dates before, at least
+	stepMinPost  = 3  // dates after, at least: a persistent drop
+	stepDays     = 60 // days each side the levels reach
+	stepMaxGap   = 45 // days between the last date before and the first after, at most
+	// stepPairDays: a sensor's offset is measured against the reference
+	// sensor's dates within this many days.
+	stepPairDays = 16
+	stepSnowNDVI = 0.05
+	// stepSegGap and stepShortDays: the pooled series is cut where no
+	// clear date falls for more than stepSegGap days (a table of
+	// November–May windows, a season of clouds); the step test reads the
+	// pieces shorter than stepShortDays. A longer piece holds a history
+	// whose own drops set the threshold (the third test: Portaria 349,
+	// 6.8, "limiar histórico"); on the long-series harnesses the step test
+	// there added false events (docs/tillage.md, "Short series").
+	stepSegGap    = 90
+	stepShortDays = 300
+)
+
+// stepK is the step test's threshold in standard errors: the largest of
+// many candidate splits is taken, so a single split's K = 3 would fire on
+// noise (a scan over ~20 splits of a short window).
+const stepK = 4.0
+
+// stepObs is one date of the bare pooled series: the median NDTI corrected
+// for its sensor's offset, and the sensor.
+type stepObs struct {
+	date   time.Time
+	ndti   float64
+	sensor string
+}
+
+// stepSeries returns the dates of the pooled series bare of green (median
+// NDVI below mdBareNDVI) and not wet, their median NDTI with each sensor's
+// offset against the most frequent sensor removed (sensorOffsets).
+func stepSeries(pl []pooledObs, p Params) []stepObs {
+	t := &p.tune
+	var out []stepObs
+	for i, o := range pl {
+		if math.IsNaN(o.NDTI) || math.IsNaN(o.NDVI) || o.NDVI >= t.mdBareNDVI || o.NDVI < stepSnowNDVI || wetDate(pl, i, t.mdWet) {
+			continue
+		}
+		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, sensor: o.sensor})
+	}
+	off := sensorOffsets(out)
+	for i := range out {
+		out[i].ndti -= off[out[i].sensor]
+	}
+	return out
+}
+
+// sensorOffsets returns, per sensor, its median offset against the most
+// frequent sensor: the median over its dates of the difference between its
+// value and the median of the reference sensor's dates within stepPairDays
+// (at least three such dates; the reference sensor's offset is 0). Cross-
+// sensor differences of NDTI are of a few hundredths (band responses and
+// calibration, Roy et al. 2016; Claverie et al. 2018), as large as the
+// drop of a chisel pass on little straw.
+func sensorOffsets(s []stepObs) map[string]float64 {
+	count := map[string]int{}
+	for _, o := range s {
+		count[o.sensor]++
+	}
+	ref, best := "", 0
+	for k, n := range count {
+		if n > best || (n == best && k < ref) {
+			ref, best = k, n
+		}
+	}
+	off := map[string]float64{}
+	if len(count) < 2 {
+		return off
+	}
+	diffs := map[string][]float64{}
+	var near []float64
+	for _, o := range s {
+		if o.sensor == ref {
+			continue
+		}
+		near = near[:0]
+		for _, r := range s {
+			if r.sensor == ref && absDur(r.date.Sub(o.date)) <= stepPairDays*24*time.Hour {
+				near = append(near, r.ndti)
+			}
+		}
+		if len(near) > 0 {
+			diffs[o.sensor] = append(diffs[o.sensor], o.ndti-median(near))
+		}
+	}
+	for k, d := range diffs {
+		if len(d) >= 3 {
+			off[k] = median(d)
+		}
+	}
+	return off
+}
+
+// stepLevels are the two sides of a candidate step at s[j]: their levels,
+// date counts and the standard error of the drop.
+type stepLevels struct {
+	pre, post, se float64
+	npre, npost   int
+}
+
+// stepAt measures the step with s[j] as the first date after: levels of up
+// to stepMaxDates dates within stepDays on each side, stopping at a canopy
+// date of the pooled series (a crop or weed flush is another surface),
+// each the mean of the dates within 3σ of their median (level).
+func stepAt(s []stepObs, j int, pl []pooledObs, sigma float64, t *tuning) (stepLevels, bool) {
+	if j < 1 || s[j].date.Sub(s[j-1].date) > stepMaxGap*24*time.Hour {
+		return stepLevels{}, false
+	}
+	var preArr, postArr, ones, tmp [stepMaxDates]float64
+	pre := preArr[:0]
+	for i := j - 1; i >= 0 && len(pre) < stepMaxDates && s[j-1].date.Sub(s[i].date) <= stepDays*24*time.Hour; i-- {
+		if canopyBetween(pl, s[i].date, s[j-1].date, t) {
+			break
+		}
+		pre = append(pre, s[i].ndti)
+	}
+	post := postArr[:0]
+	for i := j; i < len(s) && len(post) < stepMaxDates && s[i].date.Sub(s[j].date) <= stepDays*24*time.Hour; i++ {
+		if canopyBetween(pl, s[j].date, s[i].date, t) {
+			break
+		}
+		post = append(post, s[i].ndti)
+	}
+	if len(pre) < stepMinPre || len(post) < stepMinPost {
+		return stepLevels{}, false
+	}
+	for i := range ones {
+		ones[i] = 1
+	}
+	a, sa := level(pre, ones[:len(pre)], sigma, 3, tmp[:0])
+	b, sb := level(post, ones[:len(post)], sigma, 3, tmp[:0])
+	return stepLevels{pre: a, post: b, se: math.Hypot(sa, sb), npre: len(pre), npost: len(post)}, true
+}
+
+// canopyBetween reports whether the pooled series shows a canopy (median
+// NDVI ≥ mdCanopyNDVI) on a date in [a, b].
+func canopyBetween(pl []pooledObs, a, b time.Time, t *tuning) bool {
+	i := sort.Search(len(pl), func(i int) bool { return !pl[i].Date.Before(a) })
+	for ; i < len(pl) && !pl[i].Date.After(b); i++ {
+		if pl[i].NDVI >= t.mdCanopyNDVI {
+			return true
+		}
+	}
+	return false
+}
+
+// stepBreaks is the talhão's fourth test: a drop of the corrected median
+// NDTI (stepSeries) larger than stepK standard errors of the two levels,
+// with σ the date-to-date scatter of the same series (robustSigma, floored
+// at MinSigma); the split with the largest z among neighbouring candidates
+// dates it. As the third test: no canopy in the mdCanopyDays before (a
+// harvest lowers NDTI too), and the drop reaches mdRel of the way from the
+// level before to the soil's NDTI (a wet season's onset narrows NDTI by
+// less). A step, not a ramp: the two levels fit the dates of both sides
+// no worse than a straight line does (residue decaying is a ramp).
+func stepBreaks(pl []pooledObs, p Params) []Break {
+	var out []Break
+	for _, seg := range shortSegments(pl) {
+		out = append(out, stepBreaksIn(seg, p)...)
+	}
+	return out
+}
+
+// shortSegments cuts pl where no clear date falls for more than stepSegGap
+// days and returns the pieces spanning less than stepShortDays.
+func shortSegments(pl []pooledObs) [][]pooledObs {
+	var out [][]pooledObs
+	lo, last := -1, -1
+	flush := func(hi int) {
+		if lo >= 0 && pl[last].Date.Sub(pl[lo].Date) < stepShortDays*24*time.Hour {
+			out = append(out, pl[lo:hi])
+		}
+	}
+	for i, o := range pl {
+		if math.IsNaN(o.NDVI) || math.IsNaN(o.NDTI) {
+			continue
+		}
+		if last >= 0 && o.Date.Sub(pl[last].Date) > stepSegGap*24*time.Hour {
+			flush(last + 1)
+			lo = -1
+		}
+		if lo < 0 {
+			lo = i
+		}
+		last = i
+	}
+	if last >= 0 {
+		flush(last + 1)
+	}
+	return out
+}
+
+// stepBreaksIn is stepBreaks on one short piece of the pooled series.
+func stepBreaksIn(pl []pooledObs, p Params) []Break {
+	t := &p.tune
+	s := stepSeries(pl, p)
+	if len(s) < stepMinPre+stepMinPost {
+		return nil
+	}
+	cs := make([]clearObs, len(s))
+	for i, o := range s {
+		cs[i] = clearObs{date: o.date, value: o.ndti}
+	}
+	sigma := robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs)))
+	z := make([]float64, len(s))
+	lv := make([]stepLevels, len(s))
+	for j := range s {
+		z[j] = math.NaN()
+		l, ok := stepAt(s, j, pl, sigma, t)
+		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.mdRel*(l.pre-p.Soil.NDTI) {
+			continue
+		}
+		z[j], lv[j] = (l.pre-l.post)/l.se, l
+	}
+	var out []Break
+	for j := 0; j < len(s); j++ {
+		if !(z[j] > stepK) {
+			continue
+		}
+		// The best split among the candidates within stepMaxGap days.
+		for k := j + 1; k < len(s) && s[k].date.Sub(s[j].date) <= stepMaxGap*24*time.Hour; k++ {
+			if z[k] > z[j] {
+				j = k
+			}
+		}
+		if stepIsRamp(s, j, lv[j], sigma) {
+			continue
+		}
+		out = append(out, Break{Date: s[j].date, Before: s[j-1].date, After: s[j].date,
+			MagnitudeSigma: z[j], Sigma: sigma, PreLevel: lv[j].pre, PostLevel: lv[j].post})
+		for j+1 < len(s) && s[j+1].date.Sub(s[j].date) <= persistDays*24*time.Hour {
+			j++
+		}
+	}
+	return out
+}
+
+// stepIsRamp reports whether a straight line through the dates of both
+// levels fits them better than the two levels do, by more than two
+// dates' noise variance (sum of squared residuals; both models have two
+// parameters, and on a short noisy window either wins a coin toss when
+// the step is small): residue decaying, or a season drifting, not a step.
+func stepIsRamp(s []stepObs, j int, l stepLevels, sigma float64) bool {
+	lo, hi := j-l.npre, j+l.npost
+	var xs, ys []float64
+	for i := lo; i < hi; i++ {
+		xs = append(xs, s[i].date.Sub(s[lo].date).Hours()/24)
+		ys = append(ys, s[i].ndti)
+	}
+	var rssStep float64
+	for i, y := range ys {
+		m := l.pre
+		if lo+i >= j {
+			m = l.post
+		}
+		rssStep += (y - m) * (y - m)
+	}
+	return rssStep > lineRSS(xs, ys)+2*sigma*sigma
+}
+
+// lineRSS is the residual sum of squares of the least-squares line of ys
+// on xs.
+func lineRSS(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	d := n*sxx - sx*sx
+	b := 0.0
+	if d != 0 {
+		b = (n*sxy - sx*sy) / d
+	}
+	a := (sy - b*sx) / n
+	var rss float64
+	for i := range xs {
+		e := ys[i] - a - b*xs[i]
+		rss += e * e
+	}
+	return rss
+}
