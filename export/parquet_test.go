@@ -158,6 +158,8 @@ var wantTypes = map[string]map[string]string{
 	"events": {
 		"field_id": "BYTE_ARRAY/String", "date": "INT32/Date", "before": "INT32/Date", "after": "INT32/Date", "cell_fraction": "DOUBLE/None",
 		"n_cells": "INT32/Int(bitWidth=32, isSigned=true)", "magnitude_sigma": "FLOAT/None", "operation": "BYTE_ARRAY/String?",
+		"test": "BYTE_ARRAY/String", "n_interior": "INT32/Int(bitWidth=32, isSigned=true)", "ndti_drop": "FLOAT/None?", "ndti_noise": "FLOAT/None?",
+		"dates_before": "INT32/Int(bitWidth=32, isSigned=true)", "dates_after": "INT32/Int(bitWidth=32, isSigned=true)", "sensors.list.element": "BYTE_ARRAY/String",
 	},
 	"seasons": {
 		"field_id": "BYTE_ARRAY/String", "season": "BYTE_ARRAY/String", "crop": "BYTE_ARRAY/String", "sowing_date": "INT32/Date?",
@@ -271,6 +273,10 @@ func TestDatasetsReadByArrow(t *testing.T) {
 		af := checkDataset(t, fx.Events)
 		if af.rows[0]["date"] != "2023-08-03" || af.rows[1]["operation"] != "gradagem" || af.rows[0]["operation"] != nil {
 			t.Errorf("events = %v", af.rows)
+		}
+		// The evidence of issue 30 as arrow decodes it.
+		if r := af.rows[1]; r["test"] != "ndti-step" || r["dates_before"] != 5.0 || r["ndti_noise"] != 0.0125 || af.rows[0]["ndti_drop"] != nil {
+			t.Errorf("event evidence = %v", af.rows)
 		}
 	})
 	t.Run("seasons", func(t *testing.T) { checkDataset(t, fx.Seasons) })

@@ -2,6 +2,7 @@ package export
 
 import (
 	"cmp"
+	"math"
 
 	"github.com/manejo/manejo/zarc"
 )
@@ -76,8 +77,15 @@ type EventRow struct {
 	After          zarc.Date `parquet:"after,date" doc:"first clear observation after the break"`
 	CellFraction   float64   `parquet:"cell_fraction" unit:"0..1" doc:"share of the talhão's cells that broke"`
 	NCells         int32     `parquet:"n_cells" doc:"number of cells that broke"`
-	MagnitudeSigma float32   `parquet:"magnitude_sigma" unit:"σ" doc:"median break size in historical standard deviations"`
+	MagnitudeSigma float32   `parquet:"magnitude_sigma" unit:"σ" doc:"size of the change the test judged, in standard errors of the noise it was judged by (median over agreeing interior cells for the cell tests)"`
 	Operation      *string   `parquet:"operation,optional,dict" doc:"operation type when known (ARAÇÃO, GRADAGEM, SUBSOLAGEM, ESCARIFICAÇÃO); null otherwise"`
+	Test           string    `parquet:"test,dict" doc:"test that found the event: soil-exposure, straw-share, median-ndti-drop or ndti-step (docs/tillage.md)"`
+	NInterior      int32     `parquet:"n_interior" doc:"interior cells (points) whose own series agree with the event"`
+	NDTIDrop       *float32  `parquet:"ndti_drop,optional" unit:"NDTI" doc:"talhão median NDTI before minus after the event (dates bare of green, not wet, sensor offsets removed); null when a side has no such date"`
+	NDTINoise      *float32  `parquet:"ndti_noise,optional" unit:"NDTI" doc:"standard error of ndti_drop from the date-to-date scatter of the talhão's median NDTI (the noise the ndti-step test judges by)"`
+	DatesBefore    int32     `parquet:"dates_before" doc:"dates in the level before the event (ndti_drop)"`
+	DatesAfter     int32     `parquet:"dates_after" doc:"dates in the level after the event (ndti_drop)"`
+	Sensors        []string  `parquet:"sensors,list" doc:"collections of the dates of both levels, sorted"`
 }
 
 // SeasonRow is one agricultural year of a talhão (seasons.parquet): the
@@ -251,6 +259,15 @@ func OptString(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// OptFloat32 is a pointer to v as float32, nil when v is NaN or infinite
+// (a null column).
+func OptFloat32(v float64) *float32 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return new(float32(v))
 }
 
 // compareDates orders two dates by calendar day.

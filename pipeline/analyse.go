@@ -213,7 +213,8 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 	}
 	var kept []tillage.Event
 	// The talhão's own soil, the calibration coverage reads with too (issue 17).
-	for _, e := range tillage.Detect(tcells, tillage.Calibrate(tcells, cfg.Tillage)) {
+	tp := tillage.Calibrate(tcells, cfg.Tillage)
+	for _, e := range tillage.Detect(tcells, tp) {
 		if !e.Date.After(cfg.AsOf) {
 			kept = append(kept, e)
 		}
@@ -222,6 +223,8 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 		out.Events = append(out.Events, export.EventRow{
 			FieldID: g.Field.ID, Date: zarc.DateOf(e.Date), Before: zarc.DateOf(e.Before), After: zarc.DateOf(e.After),
 			CellFraction: e.CellFraction, NCells: int32(e.NCells), MagnitudeSigma: float32(e.MagnitudeSigma), Operation: export.OptString(e.Operation),
+			Test: e.Test, NInterior: int32(e.NInterior), NDTIDrop: export.OptFloat32(e.NDTIDrop), NDTINoise: export.OptFloat32(e.NDTINoise),
+			DatesBefore: int32(e.DatesBefore), DatesAfter: int32(e.DatesAfter), Sensors: e.Sensors,
 		})
 	}
 	tres := tillage.Years(kept, first, cfg.AsOf)
@@ -234,11 +237,31 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 	if tres.LastEvent != nil {
 		ind.LastEvent = zarc.OptDate(*tres.LastEvent)
 	}
+	var why []string
+	if len(kept) == 0 {
+		if s, ok := strongestStep(tcells, tp, cfg.AsOf); ok {
+			why = append(why, "T: "+s)
+		}
+	}
 	if tres.Level > 0 {
 		ind.TLevel = new(int32(tres.Level))
-		return nil
+		return why
 	}
-	return []string{"T: " + tres.Reason}
+	return append([]string{"T: " + tres.Reason}, why...)
+}
+
+// strongestStep says how near a talhão without an event came to one: the
+// largest drop of its median NDTI on a short piece of its series (a
+// window of months), against the noise it would have been judged by
+// (tillage.StrongestStep); false when the series has no such piece to
+// measure (a long history is judged by its own drops).
+func strongestStep(cells []tillage.Cell, p tillage.Params, asOf time.Time) (string, bool) {
+	b, ok := tillage.StrongestStep(cells, p, asOf)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("no tillage event; the largest NDTI step of the short series, on %s (after %s), is %.1f standard errors (an event needs %.0f): median NDTI %.3f → %.3f, one date's noise %.3f",
+		b.After.Format(time.DateOnly), b.Before.Format(time.DateOnly), b.MagnitudeSigma, tillage.StepK, b.PreLevel, b.PostLevel, b.Sigma), true
 }
 
 // assessC finds the seasons, sowings and cycles and sets C, with each

@@ -432,6 +432,7 @@ func writeSection(w io.Writer, r export.IndicatorRow, fd *fieldData, obs []expor
 	writeSeries(w, obs, fieldMarks(fd))
 	fmt.Fprint(w, `<div>`, mapSVG(mapCells(fd)), `<table class="facts">`)
 	writeFacts(w, r, fd.seasons)
+	writeEvents(w, fd.events, r.NCells)
 	fmt.Fprint(w, `</table></div></div></section>`)
 }
 

@@ -182,6 +182,9 @@ type Break struct {
 	// observation under green fraction g has σ/(1−g) — for DetectCell;
 	// input units for Breaks).
 	Sigma float64
+	// Test names the test that found the break: TestSoil, TestStrawShare,
+	// TestMedianNDTI or TestNDTIStep ("" for Breaks and the baseline).
+	Test string
 	// PreLevel and PostLevel are the levels compared. DetectCell: median
 	// soil fraction of up to PreObs observations before, mean ground soil
 	// share of up to PersistObs observations from the break (weighted by
@@ -588,7 +591,7 @@ func tillageAt(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 		return Break{}, false
 	}
 	return Break{
-		Date: c.date, Before: cs[j-1].date, After: c.date,
+		Date: c.date, Before: cs[j-1].date, After: c.date, Test: TestSoil,
 		MagnitudeSigma: z, Sigma: sigma, PreLevel: preLvl, PostLevel: postLvl,
 	}, true
 }
@@ -878,7 +881,7 @@ func strawDrop(cs []clearObs, j int, p Params, sigma float64, buf, post []float6
 		return Break{}, "z1"
 	}
 	return Break{
-		Date: c.date, Before: cs[j-1].date, After: c.date,
+		Date: c.date, Before: cs[j-1].date, After: c.date, Test: TestStrawShare,
 		MagnitudeSigma: z, Sigma: sigma, PreLevel: 1 - pre, PostLevel: 1 - postLvl,
 	}, ""
 }

@@ -40,6 +40,20 @@ type Event struct {
 	// MagnitudeSigma is the median over member interior cells of their
 	// break magnitude, in σ of each cell's own history.
 	MagnitudeSigma float64
+	// Test names the test of the candidate the cells agreed with
+	// (TestSoil, TestStrawShare, TestMedianNDTI, TestNDTIStep).
+	Test string
+	// Evidence read on the talhão's median NDTI around the event, the same
+	// for every test (addEvidence): NDTIDrop is the level before minus
+	// the level after (NDTI units, up to 8 dates bare of green on each
+	// side within 60 days, each sensor's offset removed), NDTINoise its
+	// standard error from the date-to-date scatter of the same series
+	// (NaN when a side has no such date); DatesBefore and DatesAfter count
+	// the dates of the two levels and Sensors names their collections
+	// (sorted; nil when the readings carry none).
+	NDTIDrop, NDTINoise     float64
+	DatesBefore, DatesAfter int
+	Sensors                 []string
 	// Operation is the SINM tipoOperacao guess. It is always "": ploughing,
 	// harrowing, chiselling and subsoiling all bury straw and expose soil,
 	// and NDVI/NDTI cannot tell them apart, so no guess is justified.
@@ -129,6 +143,7 @@ func Detect(cells []Cell, p Params) []Event {
 		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
+	addEvidence(out, pl, p)
 	return out
 }
 
@@ -149,7 +164,7 @@ func addMedianDrops(out []Event, drops []Break, series []cellSeries, p Params, w
 			continue
 		}
 		ev, _ := agree(series, c, p, window, 0, nCells)
-		ev.MagnitudeSigma = c.MagnitudeSigma
+		ev.MagnitudeSigma, ev.Test = c.MagnitudeSigma, c.Test
 		out = append(out, ev)
 	}
 	return out
@@ -196,7 +211,7 @@ func agree(series []cellSeries, c Break, p Params, window time.Duration, need, n
 		return Event{}, false
 	}
 	return Event{
-		Date: c.Date, Before: c.Before, After: c.After,
+		Date: c.Date, Before: c.Before, After: c.After, Test: c.Test,
 		CellFraction:   float64(nc) / float64(nCells),
 		NCells:         nc,
 		NInterior:      ni,
@@ -216,19 +231,19 @@ func pool(cells [][]Obs) []Obs {
 }
 
 // pooledObs is one date of the pooled interior series: the medians of NDVI
-// and NDTI, and of SWIR1+SWIR2 over the cells that carry reflectances (0
-// when none does).
+// and NDTI, and of SWIR1+SWIR2 and Red+NIR over the cells that carry
+// reflectances (0 when none does), and the sensor of the date.
 type pooledObs struct {
 	Obs
-	swir   float64
-	sensor string
+	swir, vnir float64
+	sensor     string
 }
 
 // pooled returns the per-date medians of pool, with the median SWIR1+SWIR2.
 func pooled(cells [][]Obs) []pooledObs {
 	type acc struct {
-		v, t, s []float64
-		sensor  string
+		v, t, s, n []float64
+		sensor     string
 	}
 	byDate := map[time.Time]*acc{}
 	var dates []time.Time
@@ -248,6 +263,9 @@ func pooled(cells [][]Obs) []pooledObs {
 				}
 				if s := o.SWIR1 + o.SWIR2; s > 0 {
 					a.s = append(a.s, s)
+					if v := o.Red + o.NIR; v > 0 {
+						a.n = append(a.n, v)
+					}
 				}
 			}
 		}
@@ -262,6 +280,9 @@ func pooled(cells [][]Obs) []pooledObs {
 			out[i].NDVI, out[i].NDTI, out[i].sensor = median(a.v), median(a.t), a.sensor
 			if len(a.s) >= min && len(a.s) > 0 {
 				out[i].swir = median(a.s)
+			}
+			if len(a.n) >= min && len(a.n) > 0 {
+				out[i].vnir = median(a.n)
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func medianDropBreaks(pl []pooledObs, p Params) []Break {
 		for k := j + 1; k < len(cs) && k <= j+2 && !math.IsNaN(ds[k]) && ds[k] > ds[j]; k++ {
 			j = k
 		}
-		out = append(out, Break{Date: cs[j].date, Before: cs[j-1].date, After: cs[j].date,
+		out = append(out, Break{Date: cs[j].date, Before: cs[j-1].date, After: cs[j].date, Test: TestMedianNDTI,
 			MagnitudeSigma: (ds[j] - mid) / sd, Sigma: sd})
 		for j+1 < len(cs) && cs[j+1].date.Sub(cs[j].date) <= persistDays*24*time.Hour {
 			j++

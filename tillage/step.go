@@ -49,9 +49,10 @@ const stepK = 4.0
 // stepObs is one date of the bare pooled series: the median NDTI corrected
 // for its sensor's offset, and the sensor.
 type stepObs struct {
-	date   time.Time
-	ndti   float64
-	sensor string
+	date       time.Time
+	ndti       float64
+	swir, vnir float64 // median SWIR1+SWIR2 and Red+NIR (0: not read)
+	sensor     string
 }
 
 // stepSeries returns the dates of the pooled series bare of green (median
@@ -64,7 +65,7 @@ func stepSeries(pl []pooledObs, p Params) []stepObs {
 		if math.IsNaN(o.NDTI) || math.IsNaN(o.NDVI) || o.NDVI >= t.mdBareNDVI || o.NDVI < stepSnowNDVI || wetDate(pl, i, t.mdWet) {
 			continue
 		}
-		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, sensor: o.sensor})
+		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor})
 	}
 	off := sensorOffsets(out)
 	for i := range out {
@@ -126,21 +127,32 @@ type stepLevels struct {
 	npre, npost   int
 }
 
-// stepAt measures the step with s[j] as the first date after: levels of up
-// to stepMaxDates dates within stepDays on each side, stopping at a canopy
-// date of the pooled series (a crop or weed flush is another surface),
-// each the mean of the dates within 3σ of their median (level).
+// stepAt measures the step with s[j] as the first date after (stepSides),
+// false when the gap before s[j] exceeds stepMaxGap days or a side holds
+// fewer than stepMinPre / stepMinPost dates.
 func stepAt(s []stepObs, j int, pl []pooledObs, sigma float64, t *tuning) (stepLevels, bool) {
 	if j < 1 || s[j].date.Sub(s[j-1].date) > stepMaxGap*24*time.Hour {
 		return stepLevels{}, false
 	}
+	l, _ := stepSides(s, j, pl, sigma, t)
+	return l, l.npre >= stepMinPre && l.npost >= stepMinPost
+}
+
+// stepSides measures the two sides of s[j]: levels of up to stepMaxDates
+// dates within stepDays on each side, stopping at a canopy date of the
+// pooled series (a crop or weed flush is another surface), each the mean
+// of the dates within 3σ of their median (level), and the sensors of
+// those dates. A side without dates has a NaN level.
+func stepSides(s []stepObs, j int, pl []pooledObs, sigma float64, t *tuning) (stepLevels, []string) {
 	var preArr, postArr, ones, tmp [stepMaxDates]float64
+	var sensors []string
 	pre := preArr[:0]
 	for i := j - 1; i >= 0 && len(pre) < stepMaxDates && s[j-1].date.Sub(s[i].date) <= stepDays*24*time.Hour; i-- {
 		if canopyBetween(pl, s[i].date, s[j-1].date, t) {
 			break
 		}
 		pre = append(pre, s[i].ndti)
+		sensors = append(sensors, s[i].sensor)
 	}
 	post := postArr[:0]
 	for i := j; i < len(s) && len(post) < stepMaxDates && s[i].date.Sub(s[j].date) <= stepDays*24*time.Hour; i++ {
@@ -148,16 +160,23 @@ func stepAt(s []stepObs, j int, pl []pooledObs, sigma float64, t *tuning) (stepL
 			break
 		}
 		post = append(post, s[i].ndti)
-	}
-	if len(pre) < stepMinPre || len(post) < stepMinPost {
-		return stepLevels{}, false
+		sensors = append(sensors, s[i].sensor)
 	}
 	for i := range ones {
 		ones[i] = 1
 	}
-	a, sa := level(pre, ones[:len(pre)], sigma, 3, tmp[:0])
-	b, sb := level(post, ones[:len(post)], sigma, 3, tmp[:0])
-	return stepLevels{pre: a, post: b, se: math.Hypot(sa, sb), npre: len(pre), npost: len(post)}, true
+	l := stepLevels{pre: math.NaN(), post: math.NaN(), se: math.NaN(), npre: len(pre), npost: len(post)}
+	var sa, sb float64
+	if len(pre) > 0 {
+		l.pre, sa = level(pre, ones[:len(pre)], sigma, 3, tmp[:0])
+	}
+	if len(post) > 0 {
+		l.post, sb = level(post, ones[:len(post)], sigma, 3, tmp[:0])
+	}
+	if len(pre) > 0 && len(post) > 0 {
+		l.se = math.Hypot(sa, sb)
+	}
+	return l, sensors
 }
 
 // canopyBetween reports whether the pooled series shows a canopy (median
@@ -251,16 +270,69 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 				j = k
 			}
 		}
-		if stepIsRamp(s, j, lv[j], sigma) {
+		if stepIsRamp(s, j, lv[j], sigma) || stepRecovers(s, j, lv[j], pl, t) || stepWet(s, j, lv[j]) {
 			continue
 		}
-		out = append(out, Break{Date: s[j].date, Before: s[j-1].date, After: s[j].date,
+		out = append(out, Break{Date: s[j].date, Before: s[j-1].date, After: s[j].date, Test: TestNDTIStep,
 			MagnitudeSigma: z[j], Sigma: sigma, PreLevel: lv[j].pre, PostLevel: lv[j].post})
 		for j+1 < len(s) && s[j+1].date.Sub(s[j].date) <= persistDays*24*time.Hour {
 			j++
 		}
 	}
 	return out
+}
+
+// stepRecovers reports whether the median NDTI came back after the step:
+// the mean of the bare dates after the level after, up to the end of the
+// piece or the next canopy (at least two), is above the midpoint of the
+// two levels. Tillage buries straw until the next crop; a wet or frozen
+// spell, a thaw, a snow leak lower NDTI for weeks and then pass.
+func stepRecovers(s []stepObs, j int, l stepLevels, pl []pooledObs, t *tuning) bool {
+	var sum float64
+	n := 0
+	for i := j + l.npost; i < len(s); i++ {
+		if canopyBetween(pl, s[j].date, s[i].date, t) {
+			break
+		}
+		sum += s[i].ndti
+		n++
+	}
+	return n >= 2 && sum/float64(n) > (l.pre+l.post)/2
+}
+
+// stepWetMargin and stepWetSWIR: a step is a wetting when SWIR1+SWIR2
+// darkened more than Red+NIR by more than stepWetMargin (ratios of the
+// levels) and by more than a tenth (stepWetSWIR): water that lowers NDTI
+// by a tillage's few hundredths darkens the SWIR by far more than the few
+// per cent calibration and BRDF move it.
+const (
+	stepWetMargin = 0.05
+	stepWetSWIR   = 0.9
+)
+
+// stepWet reports whether the step reads as the surface getting wet (a
+// wet or thawing spell lasting weeks) rather than straw buried: water
+// absorbs in the SWIR far more than in the red and NIR, so wetting darkens
+// SWIR1+SWIR2 by more than it darkens Red+NIR (Lobell & Asner 2002;
+// Quemada & Daughtry 2016), while burying straw under soil darkens Red+NIR
+// at least as much (crop residue is brighter than soil in the VNIR,
+// Daughtry & Hunt 2008). Ratios of the medians of the two levels' dates;
+// false when the dates carry no reflectances.
+func stepWet(s []stepObs, j int, l stepLevels) bool {
+	med := func(lo, hi int, f func(stepObs) float64) float64 {
+		var v []float64
+		for i := lo; i < hi; i++ {
+			if x := f(s[i]); x > 0 {
+				v = append(v, x)
+			}
+		}
+		return median(v)
+	}
+	sw := func(o stepObs) float64 { return o.swir }
+	vn := func(o stepObs) float64 { return o.vnir }
+	rs := med(j, j+l.npost, sw) / med(j-l.npre, j, sw)
+	rv := med(j, j+l.npost, vn) / med(j-l.npre, j, vn)
+	return rs < stepWetSWIR && rs < rv-stepWetMargin
 }
 
 // stepIsRamp reports whether a straight line through the dates of both
@@ -310,3 +382,47 @@ func lineRSS(xs, ys []float64) float64 {
 	}
 	return rss
 }
+
+// StrongestStep returns the largest drop of the talhão's median NDTI that
+// the step test measured on the short pieces of its series (stepBreaks'
+// candidates, before its threshold and guards; on or before asOf), with
+// its z in MagnitudeSigma, its levels in PreLevel and PostLevel and the
+// noise of one date in Sigma, and false when no candidate could be
+// measured. It says how near the series came to an event when Detect
+// found none: a talhão without an event is not silently "untilled".
+func StrongestStep(cells []Cell, p Params, asOf time.Time) (Break, bool) {
+	if p.Validate() != nil {
+		return Break{}, false
+	}
+	p.tune = p.tune.withDefaults()
+	var interior [][]Obs
+	for _, c := range cells {
+		if !c.Border {
+			interior = append(interior, c.Obs)
+		}
+	}
+	best, found := Break{MagnitudeSigma: math.Inf(-1)}, false
+	for _, pl := range shortSegments(pooled(interior)) {
+		s := stepSeries(pl, p)
+		cs := make([]clearObs, len(s))
+		for i, o := range s {
+			cs[i] = clearObs{date: o.date, value: o.ndti}
+		}
+		sigma := robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs)))
+		for j := range s {
+			if s[j].date.After(asOf) {
+				break
+			}
+			l, ok := stepAt(s, j, pl, sigma, &p.tune)
+			if z := (l.pre - l.post) / l.se; ok && z > best.MagnitudeSigma {
+				best = Break{Date: s[j].date, Before: s[j-1].date, After: s[j].date, Test: TestNDTIStep,
+					MagnitudeSigma: z, Sigma: sigma, PreLevel: l.pre, PostLevel: l.post}
+				found = true
+			}
+		}
+	}
+	return best, found
+}
+
+// StepK is the step test's threshold, in standard errors (see stepBreaks).
+const StepK = stepK

@@ -81,8 +81,9 @@ func New(tb testing.TB) Fixture {
 		{FieldID: "MT-SIN-001", CellID: "r000c000", Date: d("2025-10-02"), Collection: "sentinel-2-l2a", ItemID: "S2A_21LXH_20251002_0_L2A", NDVI: new(float32(0.5)), NDTI: new(float32(0.25))},
 	}
 	fx.Events = []export.EventRow{
-		{FieldID: "MT-SIN-002", Date: d("2025-09-22"), Before: d("2025-09-12"), After: d("2025-09-22"), CellFraction: 0.5, NCells: 1, MagnitudeSigma: 4.25, Operation: new("gradagem")},
-		{FieldID: "MT-SIN-002", Date: d("2023-08-03"), Before: d("2023-07-20"), After: d("2023-08-03"), CellFraction: 1, NCells: 2, MagnitudeSigma: 3.5},
+		{FieldID: "MT-SIN-002", Date: d("2025-09-22"), Before: d("2025-09-12"), After: d("2025-09-22"), CellFraction: 0.5, NCells: 1, MagnitudeSigma: 4.25, Operation: new("gradagem"),
+			Test: "ndti-step", NInterior: 1, NDTIDrop: new(float32(0.0625)), NDTINoise: new(float32(0.0125)), DatesBefore: 5, DatesAfter: 3, Sensors: []string{"landsat-c2-l2", "sentinel-2-l2a"}},
+		{FieldID: "MT-SIN-002", Date: d("2023-08-03"), Before: d("2023-07-20"), After: d("2023-08-03"), CellFraction: 1, NCells: 2, MagnitudeSigma: 3.5, Test: "straw-share", NInterior: 2},
 	}
 	fx.Seasons = []export.SeasonRow{
 		{FieldID: "MT-SIN-002", Season: "2024/25", Crop: "milho", SowingDate: dp("2024-10-09"), SowingSource: new("declared"), Decendio: new(int32(28)), WindowStart: dp("2024-09-09"), WindowEnd: dp("2024-10-08"), CoverPct: new(76.5), NCells: 2, NObs: 5},
