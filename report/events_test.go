@@ -1,10 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,19 +29,7 @@ func TestReportShowsEventEvidence(t *testing.T) {
 		{FieldID: "BENCH-00001", Date: d("2024-09-02"), Before: d("2024-08-20"), After: d("2024-09-02"), CellFraction: 0.5, NCells: 2,
 			MagnitudeSigma: 3.3, Test: "straw-share", NInterior: 2},
 	}
-	f, err := os.Create(filepath.Join(dir, "events.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := export.Write(f, rows, export.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	var buf bytes.Buffer
-	if _, err := Write(context.Background(), &buf, os.DirFS(dir), Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page := renderWith(t, dir, "events.parquet", rows)
 	for _, want := range []string{
 		"2025-04-27, in (2025-04-11, 2025-04-27] · ndti-step 4.2 σ · NDTI −0.071 ± 0.014 (6 + 3 dates) · 3 of 4 points agree · landsat-c2-l2, sentinel-2-l2a",
 		"2024-09-02, in (2024-08-20, 2024-09-02] · straw-share 3.3 σ · NDTI drop not readable (0 + 0 dates) · 2 of 4 points agree · sensors not recorded",

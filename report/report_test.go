@@ -159,19 +159,7 @@ func TestReportShowsClassification(t *testing.T) {
 			Rules: []string{"3.2.1-VI-b: NM4 → NM3: m% at level 2 caps a mean at level 3 or 4"}},
 		{FieldID: "BENCH-00001", Crop: "soja", Reason: "an indicator is missing (IN 2.2)", Missing: []string{"v_pct"}},
 	}
-	f, err := os.Create(filepath.Join(dir, "classification.parquet"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := export.Write(f, rows, export.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	var buf bytes.Buffer
-	if _, err := Write(context.Background(), &buf, os.DirFS(dir), Options{}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page := renderWith(t, dir, "classification.parquet", rows)
 	for _, want := range []string{
 		`<th title="management level preview (manejo classify)">NM</th>`,
 		`<td data-v="3" title="decided by 3.2.1-VI-b">NM3</td>`,
@@ -184,4 +172,25 @@ func TestReportShowsClassification(t *testing.T) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
+}
+
+// renderWith writes rows as dir/name beside the output already in dir and
+// returns the report of dir.
+func renderWith[T export.Row](t *testing.T, dir, name string, rows []T) string {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := export.Write(f, rows, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := Write(context.Background(), &buf, os.DirFS(dir), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }

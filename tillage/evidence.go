@@ -33,11 +33,7 @@ func addEvidence(ev []Event, pl []pooledObs, p Params) {
 		return
 	}
 	s := stepSeries(pl, p)
-	cs := make([]clearObs, len(s))
-	for i, o := range s {
-		cs[i] = clearObs{date: o.date, value: o.ndti}
-	}
-	sigma := robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs)))
+	sigma := stepSigma(s, p.MinSigma)
 	for k := range ev {
 		e := &ev[k]
 		e.NDTIDrop, e.NDTINoise = math.NaN(), math.NaN()

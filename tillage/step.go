@@ -120,6 +120,16 @@ func sensorOffsets(s []stepObs) map[string]float64 {
 	return off
 }
 
+// stepSigma is the noise of one date of the step series: the date-to-date
+// scatter of its corrected median NDTI (robustSigma, floored at min).
+func stepSigma(s []stepObs, min float64) float64 {
+	cs := make([]clearObs, len(s))
+	for i, o := range s {
+		cs[i] = clearObs{date: o.date, value: o.ndti}
+	}
+	return robustSigma(cs, min, make([]float64, 0, len(cs)))
+}
+
 // stepLevels are the two sides of a candidate step at s[j]: their levels,
 // date counts and the standard error of the drop.
 type stepLevels struct {
@@ -244,11 +254,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 	if len(s) < stepMinPre+stepMinPost {
 		return nil
 	}
-	cs := make([]clearObs, len(s))
-	for i, o := range s {
-		cs[i] = clearObs{date: o.date, value: o.ndti}
-	}
-	sigma := robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs)))
+	sigma := stepSigma(s, p.MinSigma)
 	z := make([]float64, len(s))
 	lv := make([]stepLevels, len(s))
 	for j := range s {
@@ -404,11 +410,7 @@ func StrongestStep(cells []Cell, p Params, asOf time.Time) (Break, bool) {
 	best, found := Break{MagnitudeSigma: math.Inf(-1)}, false
 	for _, pl := range shortSegments(pooled(interior)) {
 		s := stepSeries(pl, p)
-		cs := make([]clearObs, len(s))
-		for i, o := range s {
-			cs[i] = clearObs{date: o.date, value: o.ndti}
-		}
-		sigma := robustSigma(cs, p.MinSigma, make([]float64, 0, len(cs)))
+		sigma := stepSigma(s, p.MinSigma)
 		for j := range s {
 			if s[j].date.After(asOf) {
 				break
