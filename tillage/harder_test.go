@@ -40,6 +40,7 @@ func ndtiDropRule(cells []Cell, drop float64) []Break { return MedianNDTIDrop(ce
 type harderScore struct {
 	det, base   confusion
 	fDet, fBase fieldPR
+	scan        baselineScan           // the baseline at every threshold (talhões flagged)
 	bySoil      map[string]*[2]fieldPR // [0] Detect, [1] baseline
 	byKind      map[string]*[3]int     // found by Detect, by the baseline, total
 }
@@ -49,7 +50,7 @@ type harderScore struct {
 // the border only).
 func talhaoOnly(g *phenoGen, p Params, nT int, seed uint64, drop float64) harderScore {
 	rng := rand.New(rand.NewPCG(seed, 0x7a11a9e))
-	h := harderScore{bySoil: map[string]*[2]fieldPR{}, byKind: map[string]*[3]int{}}
+	h := harderScore{bySoil: map[string]*[2]fieldPR{}, byKind: map[string]*[3]int{}, scan: newBaselineScan()}
 	for i := 0; i < 2*nT; i++ {
 		till := i%2 == 0
 		borderOnly := !till && i%4 == 1
@@ -60,6 +61,7 @@ func talhaoOnly(g *phenoGen, p Params, nT int, seed uint64, drop float64) harder
 		h.base.add(g, b, truth)
 		h.fDet.add(len(d) > 0, len(truth) > 0)
 		h.fBase.add(len(b) > 0, len(truth) > 0)
+		h.scan.add(cells, len(truth) > 0)
 		sk := g.last.SoilKind()
 		if h.bySoil[sk] == nil {
 			h.bySoil[sk] = &[2]fieldPR{}
@@ -113,7 +115,7 @@ func tillageKind(s *pheno.Scenario, d time.Time) string {
 
 func (h harderScore) String() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "Detect   : %v\n           %v\nNDTI drop: %v\n           %v", h.det, h.fDet, h.base, h.fBase)
+	fmt.Fprintf(&sb, "Detect   : %v\n           %v\nNDTI drop: %v\n           %v\n%s", h.det, h.fDet, h.base, h.fBase, h.scan.compare(h.fDet))
 	for _, sk := range pheno.SoilKinds {
 		if x := h.bySoil[sk]; x != nil {
 			fmt.Fprintf(&sb, "\n  soil %-20s Detect %v\n  %-25s NDTI drop %v", sk, x[0], "", x[1])
