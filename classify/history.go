@@ -80,14 +80,14 @@ func family(s string) string {
 
 // isSoja reports whether p is soybean (Glycine max).
 func isSoja(p Planting) bool {
-	c := norm(p.Crop)
-	return c == "soja" || c == "soy" || c == "soybean" || strings.HasPrefix(norm(p.Species), "glycine max")
+	c, err := zarc.ParseCrop(p.Crop)
+	return (err == nil && c == zarc.Soja) || strings.HasPrefix(norm(p.Species), "glycine max")
 }
 
 // isMilho reports whether p is maize (Zea mays).
 func isMilho(p Planting) bool {
-	c := norm(p.Crop)
-	return c == "milho" || c == "maize" || c == "corn" || strings.HasPrefix(norm(p.Species), "zea mays")
+	c, err := zarc.ParseCrop(p.Crop)
+	return (err == nil && c == zarc.Milho) || strings.HasPrefix(norm(p.Species), "zea mays")
 }
 
 // cultivo is one crop of the sequence: a single planting or a consortium.

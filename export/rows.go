@@ -93,7 +93,7 @@ type EventRow struct {
 type SeasonRow struct {
 	FieldID          string     `parquet:"field_id,dict" doc:"talhão id"`
 	Season           string     `parquet:"season,dict" doc:"agricultural year, e.g. 2024/25 (July–June)"`
-	Crop             string     `parquet:"crop,dict" doc:"main crop: soja, milho, or a crop of the crop table (algodao, algodao-grupo-1..3, trigo, feijao; docs/coverage.md)"`
+	Crop             string     `parquet:"crop,dict" doc:"main crop: soja, milho, or a crop of the crop table (algodao, algodao-grupo-1..3, trigo, feijao; docs/coverage.md); empty when an observation table names a crop manejo does not know (docs/series.md)"`
 	SowingDate       *zarc.Date `parquet:"sowing_date,date" doc:"sowing date of the main crop; null when neither declared nor detected"`
 	SowingSource     *string    `parquet:"sowing_source,optional,dict" doc:"declared (CSV) or detected; null when unknown"`
 	SowingConfidence *float32   `parquet:"sowing_confidence,optional" unit:"0..1" doc:"confidence of a detected sowing date; null when declared or unknown"`
@@ -139,7 +139,7 @@ type CycleRow struct {
 // guess.
 type IndicatorRow struct {
 	FieldID          string     `parquet:"field_id" doc:"talhão id"`
-	Crop             string     `parquet:"crop,dict" doc:"main crop: soja, milho, or a crop of the crop table (algodao, algodao-grupo-1..3, trigo, feijao; docs/coverage.md)"`
+	Crop             string     `parquet:"crop,dict" doc:"main crop: soja, milho, or a crop of the crop table (algodao, algodao-grupo-1..3, trigo, feijao; docs/coverage.md); empty when an observation table names a crop manejo does not know (docs/series.md)"`
 	AreaHa           float64    `parquet:"area_ha" unit:"ha" doc:"geodesic area of the talhão (WGS84)"`
 	CellSizeHa       float64    `parquet:"cell_size_ha" unit:"ha" doc:"nominal cell area (IN 6.2: 1–5 ha below 100 ha, 5–10 ha from 100 ha)"`
 	NCells           int32      `parquet:"n_cells" doc:"number of cells (sampling points)"`

@@ -115,6 +115,9 @@ func AnalyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
 		if g.AreaHa == 0 && outs[i].Failure == "" {
 			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, "area: the observation table gives no area_ha, so area_ha is 0 (unknown)")
 		}
+		if err, ok := tab.UnknownCrop[g.Field.ID]; ok && outs[i].Failure == "" {
+			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, unknownCropReason(g.Field.ID, err))
+		}
 	}
 	sum.Timings["analyse"] = time.Since(t0).Seconds()
 	if err := st.commit(ctx, st.stagingDir(0), outs, &sum); err != nil {
@@ -124,6 +127,12 @@ func AnalyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
 	r.m.merge(sum)
 	r.m.Counts["table_rows"] = int64(tab.Rows)
 	return r.finish(ctx, st, 1, Summary{})
+}
+
+// unknownCropReason says what a talhão whose crop is unknown still gets
+// (T, C, cycles) and what it does not (its crop, so a ZARC level).
+func unknownCropReason(id string, err error) string {
+	return fmt.Sprintf("crop: talhão %s: %v; T, C and cycles are read (sowing window and lag as for a talhão without a crop: soja's), crop left empty, so no ZARC level can be given", id, err)
 }
 
 // tableParameters records the analysis's own flags in run.json instead of

@@ -113,6 +113,10 @@ type Table struct {
 	// Refused are the talhões refused for a bad row, each with its first
 	// errors (at most MaxTableErrors) and, last, how many more there were.
 	Refused map[string][]error
+	// UnknownCrop are the talhões whose crop column names no crop
+	// TableOptions.ParseCrop knows, with its error: they are read, with
+	// grid.Field.Crop empty, and what needs the crop is left to the caller.
+	UnknownCrop map[string]error
 	// NDTI is false for an NDVI-only table (no ndti and no SWIR columns).
 	NDTI bool
 }

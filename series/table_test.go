@@ -133,7 +133,6 @@ func TestReadTableBadRows(t *testing.T) {
 		"lat":               {"X,1,-55,x,2024-09-01,s2,0.5,0.1,,,,", "row 10 column lat (talhão X): \"x\" is not a number"},
 		"no point":          {"X,,-55,-12,2024-09-01,s2,0.5,0.1,,,,", "row 10 column point_id (talhão X): empty"},
 		"clear":             {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,maybe,", "row 10 column clear (talhão X): \"maybe\": want true or false"},
-		"crop":              {"X,1,-55,-12,2024-09-01,s2,0.5,0.1,,,,arroz", "row 10 column crop (talhão X): crop \"arroz\": want one of soja, milho, algodao"},
 		"no collection":     {"X,1,-55,-12,2024-09-01,,0.5,0.1,,,,", "row 10 column collection (talhão X): no collection"},
 		"field count":       {"X,1,-55,-12,2024-09-01,s2,0.5", "row 10 (talhão X): 7 fields, the header has 12"},
 	} {
@@ -156,6 +155,32 @@ func TestReadTableBadRows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadTableCropNames: the crop column reads the main crops' English and
+// botanical names, in any case, as the canonical codes; a crop no one knows
+// keeps its talhão (crop empty, the value and the names wanted in
+// UnknownCrop); a talhão naming two crops, known or not, is refused.
+func TestReadTableCropNames(t *testing.T) {
+	head := "field_id,point_id,lon,lat,date,ndvi,crop\n"
+	for in, want := range map[string]zarc.Crop{"corn": zarc.Milho, "Maize": zarc.Milho, "Zea mays": zarc.Milho, "MILHO": zarc.Milho,
+		"soybean": zarc.Soja, "Soybeans": zarc.Soja, "soy": zarc.Soja, "glycine_max": zarc.Soja, "Soja": zarc.Soja} {
+		tab := readCSV(t, head+"X,1,-55,-12,2024-09-01,0.5,"+in+"\nX,2,-55.1,-12,2024-09-01,0.5,"+in+"\n", TableOptions{Collection: "s2"})
+		if len(tab.Grids) != 1 || tab.Grids[0].Field.Crop != want || len(tab.UnknownCrop) != 0 {
+			t.Errorf("crop %q: grids %+v, unknown %v; want one talhão of crop %s", in, tab.Grids, tab.UnknownCrop, want)
+		}
+	}
+	tab := readCSV(t, head+"X,1,-55,-12,2024-09-01,0.5,arroz\nX,2,-55.1,-12,2024-09-01,0.5,Arroz\n", TableOptions{Collection: "s2"})
+	if len(tab.Grids) != 1 || tab.Grids[0].Field.Crop != "" || len(tab.Refused) != 0 || len(tab.Obs) != 2 {
+		t.Fatalf("unknown crop: grids %+v, refused %v, %d obs; want the talhão kept with its crop empty", tab.Grids, tab.Refused, len(tab.Obs))
+	}
+	if err := tab.UnknownCrop["X"]; err == nil || !strings.Contains(err.Error(), `crop "arroz": want one of soja, milho`) {
+		t.Errorf("UnknownCrop[X] = %v, want the value and the crops wanted", err)
+	}
+	tab = readCSV(t, head+"X,1,-55,-12,2024-09-01,0.5,arroz\nX,2,-55.1,-12,2024-09-01,0.5,corn\n", TableOptions{Collection: "s2"})
+	if errs := tab.Refused["X"]; len(tab.Grids) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "row 3 column crop (talhão X): crop milho, but arroz on row 2") {
+		t.Errorf("two crops: grids %d, refused %v; want X refused naming both", len(tab.Grids), tab.Refused)
 	}
 }
 

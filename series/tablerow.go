@@ -18,6 +18,7 @@ type tableRow struct {
 	lon, lat     float64
 	border       *bool
 	crop         string
+	unknownCrop  error // the crop column's value is no crop ParseCrop knows
 	area, slope  *float64
 	flags        [2]*int // plantio_contorno, terraceamento
 	obs          Obs
@@ -26,6 +27,7 @@ type tableRow struct {
 // tableField gathers the rows of one talhão.
 type tableField struct {
 	crop        zarc.Crop
+	unknownCrop error
 	cropRow     int
 	area, slope *float64
 	flags       [2]*int
@@ -150,6 +152,9 @@ func (tf *tableField) merge(r tableRow, row int) (string, error) {
 		}
 		tf.crop, tf.cropRow = zarc.Crop(r.crop), row
 	}
+	if r.unknownCrop != nil && tf.unknownCrop == nil {
+		tf.unknownCrop = r.unknownCrop
+	}
 	for _, x := range []struct {
 		name string
 		v    *float64
@@ -264,8 +269,8 @@ func (tb *tableBuilder) talhaoProps(r *tableRow, get func(int) string) (string, 
 	}
 	if s := get(colCrop); s != "" {
 		crop, err := tb.o.ParseCrop(s)
-		if err != nil {
-			return "crop", err
+		if err != nil { // kept: the talhão is read with its crop unknown
+			r.unknownCrop, crop = err, zarc.Crop(strings.ToLower(s))
 		}
 		r.crop = string(crop)
 	}
@@ -381,7 +386,7 @@ func index(get func(int) string, role int, a, b float64) (float64, MaskReason, s
 
 // table assembles the talhões that had no bad row.
 func (tb *tableBuilder) table() Table {
-	t := Table{Rows: tb.rows, SlopePct: map[string]float64{}, Refused: map[string][]error{},
+	t := Table{Rows: tb.rows, SlopePct: map[string]float64{}, Refused: map[string][]error{}, UnknownCrop: map[string]error{},
 		NDTI: tb.cols.has(colNDTI) || (tb.cols.has(colSWIR16) && tb.cols.has(colSWIR22))}
 	ids := make([]string, 0, len(tb.fields))
 	for id := range tb.fields {
@@ -404,6 +409,9 @@ func (tb *tableBuilder) table() Table {
 			continue
 		}
 		t.Grids = append(t.Grids, tf.grid(id, tb.source))
+		if tf.unknownCrop != nil {
+			t.UnknownCrop[id] = tf.unknownCrop
+		}
 		if tf.slope != nil {
 			t.SlopePct[id] = *tf.slope
 		}
@@ -416,7 +424,10 @@ func (tb *tableBuilder) table() Table {
 // grid is the talhão as a grid whose cells are its points, by point id.
 func (tf *tableField) grid(id, source string) grid.Grid {
 	g := grid.Grid{Field: grid.Field{ID: id, Crop: zarc.Soja, Source: source}}
-	if tf.crop != "" {
+	switch {
+	case tf.unknownCrop != nil:
+		g.Field.Crop = "" // unknown: what needs the crop is held back
+	case tf.crop != "":
 		g.Field.Crop = tf.crop
 	}
 	if tf.area != nil {

@@ -36,9 +36,19 @@ func Crops() []Crop {
 	return []Crop{Soja, Milho, Algodao, AlgodaoGrupo1, AlgodaoGrupo2, AlgodaoGrupo3, Trigo, Feijao}
 }
 
+// cropAliases are the other names of the main crops: English and
+// botanical, as tables from outside Brazil write them (normalised as
+// ParseCrop normalises).
+var cropAliases = map[string]Crop{
+	"corn": Milho, "maize": Milho, "zea-mays": Milho,
+	"soy": Soja, "soya": Soja, "soybean": Soja, "soybeans": Soja, "glycine-max": Soja,
+}
+
 // ParseCrop reads a crop name: case, accents, spaces and underscores are
 // forgiven ("Algodão grupo II", "algodao_grupo_2" and "algodao-grupo-2" are
-// one crop; the group may be 1–3 or I–III).
+// one crop; the group may be 1–3 or I–III), and the main crops' English and
+// botanical names are read as them (corn, maize, Zea mays → milho; soy,
+// soybean(s), Glycine max → soja).
 func ParseCrop(s string) (Crop, error) {
 	n := strings.ToLower(strings.TrimSpace(s))
 	n = strings.NewReplacer("ã", "a", "á", "a", "â", "a", "é", "e", "ê", "e", "í", "i", "ó", "o", "ç", "c", "_", "-", " ", "-").Replace(n)
@@ -46,6 +56,9 @@ func ParseCrop(s string) (Crop, error) {
 		if strings.HasSuffix(n, "grupo"+old) {
 			n = strings.TrimSuffix(n, old) + new
 		}
+	}
+	if c, ok := cropAliases[n]; ok {
+		return c, nil
 	}
 	for _, c := range Crops() {
 		if Crop(n) == c {
@@ -56,5 +69,5 @@ func ParseCrop(s string) (Crop, error) {
 	for _, c := range Crops() {
 		names = append(names, string(c))
 	}
-	return "", fmt.Errorf("crop %q: want one of %s", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("crop %q: want one of %s (or corn, maize, soybean, Zea mays, Glycine max)", s, strings.Join(names, ", "))
 }
