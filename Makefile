@@ -33,8 +33,8 @@ lint: setup ## go vet, staticcheck (pinned by setup) and go.mod/go.sum tidy
 	$(GO) mod tidy -diff
 
 test: lint ## make lint, then unit tests (race detector on the pure packages)
-	$(GO) test -race -count=1 $(PURE_PKGS)
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v -E '$(PURE_RE)')
+	$(GO) test -race -count=1 -timeout 30m $(PURE_PKGS)
+	$(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v -E '$(PURE_RE)')
 
 bench: setup ## Benchmarks of every stage (ns/op, allocs, custom metrics)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...

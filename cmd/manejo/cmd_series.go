@@ -90,14 +90,9 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if o.Profiles, err = seriesProfiles(*profiles, *noQA); err != nil {
 		return err
 	}
-	var prefixes []string
-	for _, p := range strings.Split(*allow, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			prefixes = append(prefixes, p)
-		}
-	}
-	if err := series.CheckHrefPrefixes(prefixes); err != nil {
-		return usagef("%v", err)
+	prefixes, err := hrefPrefixes(*allow)
+	if err != nil {
+		return err
 	}
 	for k, v := range storage.GDALConfig() {
 		o.GDALConfig = append(o.GDALConfig, k+"="+v)
@@ -124,6 +119,21 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return partialError(len(rep.Failed), len(rep.Failed)+res.Talhoes)
 	}
 	return nil
+}
+
+// hrefPrefixes splits --allow-href-prefix's comma-separated list and checks
+// each prefix; a bad one is a usage error (exit 2).
+func hrefPrefixes(allow string) ([]string, error) {
+	var prefixes []string
+	for _, p := range strings.Split(allow, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			prefixes = append(prefixes, p)
+		}
+	}
+	if err := series.CheckHrefPrefixes(prefixes); err != nil {
+		return nil, usagef("%v", err)
+	}
+	return prefixes, nil
 }
 
 // seriesDates parses --from and --to (empty = no limit).

@@ -276,4 +276,3 @@ func shellWords(t *testing.T, l string) []string {
 	}
 	return words
 }
-
