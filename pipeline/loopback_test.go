@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -30,17 +29,7 @@ func TestLoopbackAPIMirror(t *testing.T) {
 	}
 	dir := archive(t)
 	ref, _ := reference(t)
-	b, err := os.ReadFile(filepath.Join(dir, "catalog.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fc struct {
-		Features []json.RawMessage `json:"features"`
-	}
-	if err := json.Unmarshal(b, &fc); err != nil {
-		t.Fatal(err)
-	}
-	srv := stactest.New(t, fc.Features) // hrefs as synth writes them: relative
+	srv := stactest.New(t, testkit.Features(t, filepath.Join(dir, "catalog.json"))) // hrefs as synth writes them: relative
 	srv.Files = dir
 	out := t.TempDir()
 	cfg := baseConfig(t, dir, out)

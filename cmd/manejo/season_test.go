@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/synth"
 	"github.com/manejo/manejo/sinm/client"
 	"github.com/manejo/manejo/sinm/client/clienttest"
@@ -32,7 +33,7 @@ func TestOperatorSeason(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := seasonFixture(t, archive, work)
-	srv := stactest.New(t, archiveFeatures(t, archive))
+	srv := stactest.New(t, testkit.Features(t, filepath.Join(archive, "catalog.json")))
 	srv.Files = archive
 	const company, secret = "11222333000181", "season-secret"
 	fake := clienttest.New(company, secret)
@@ -147,23 +148,6 @@ func seasonFixture(t *testing.T, archive, work string) map[string]string {
 		}
 	}
 	return keys
-}
-
-// archiveFeatures are the items of the archive's catalog, as synth wrote
-// them (asset hrefs relative to the catalog).
-func archiveFeatures(t *testing.T, archive string) []json.RawMessage {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(archive, "catalog.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fc struct {
-		Features []json.RawMessage `json:"features"`
-	}
-	if err := json.Unmarshal(b, &fc); err != nil {
-		t.Fatal(err)
-	}
-	return fc.Features
 }
 
 // seasonBlock is the code block under the README's heading "The

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
+	"encoding/json"
 	"io/fs"
 	"math"
 	"os"
@@ -51,6 +52,24 @@ func HashTree(tb testing.TB, dir string, skip ...string) map[string]string {
 		tb.Fatal(err)
 	}
 	return out
+}
+
+// Features reads the features of a GeoJSON FeatureCollection file (a
+// static STAC catalog), each as written: asset hrefs untouched. A missing
+// or malformed file fails the test.
+func Features(tb testing.TB, path string) []json.RawMessage {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var fc struct {
+		Features []json.RawMessage `json:"features"`
+	}
+	if err := json.Unmarshal(b, &fc); err != nil {
+		tb.Fatalf("read %s: %v", path, err)
+	}
+	return fc.Features
 }
 
 // ReadCSV reads every record of the CSV file at path, header included. A
