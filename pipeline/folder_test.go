@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -132,23 +131,24 @@ func TestRerunOwnsFolder(t *testing.T) {
 	cfg.Fields = fields
 	ctx := context.Background()
 
-	// A live holder (this process) refuses the run.
-	host, _ := os.Hostname()
-	writeLock := func(pid int) {
-		b, _ := json.Marshal(lockInfo{RunID: "other", Host: host, PID: pid, Heartbeat: rm.StartedAt.AddDate(1, 0, 0)})
-		if err := os.WriteFile(filepath.Join(out, "run.lock"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	// A live holder (a lease renewed in this process) refuses the run; a
+	// dead one's, whose pid is this live process on this host, is taken
+	// over once it stops changing.
+	cfg.LeaseTTL = 600 * time.Millisecond
+	held, err := acquireLease(ctx, out, All, "other", leaseTimesOf(cfg.LeaseTTL), nil, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	writeLock(os.Getpid())
 	if _, err := Run(ctx, cfg); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "remove ") {
 		t.Fatalf("run into a locked folder: %v, want ErrLocked saying how to break it", err)
 	}
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
+	close(held.stop) // the holder dies without releasing its lease
+	<-held.done
+	host, _ := os.Hostname()
+	b, _ := json.Marshal(leaseInfo{RunID: "other", Host: host, PID: os.Getpid(), Heartbeat: time.Now().UTC(), TTLSeconds: 0.6})
+	if err := os.WriteFile(filepath.Join(out, "run.lock"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeLock(dead.Process.Pid)
 
 	// Killed while publishing.
 	testHookPublishing = func() error { return errors.New("killed") }
@@ -286,23 +286,11 @@ func TestConfigErrors(t *testing.T) {
 // into one folder are not prevented"): the lock used to be a check, a put
 // and a read-back, so two runs starting together could both pass the
 // check. Now it is one PutObject with If-None-Match: "*": of eight runs
-// racing for one shard's lock on the S3 protocol server, exactly one holds
-// it and the others get ErrLocked.
+// racing for one shard's lease on the S3 protocol server, exactly one holds
+// it and the others, watching it renewed, get ErrLocked.
 func TestS3LockIsAtomic(t *testing.T) {
 	s3test.StartS3(t, "bucket")
-	ctx := context.Background()
-	const n = 8
-	locks := make([]*lock, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			locks[i], errs[i] = acquireLock(ctx, "s3://bucket/out", Shard{Index: 1, Count: 2}, fmt.Sprintf("run-%d", i), time.Now())
-		}()
-	}
-	wg.Wait()
+	locks, errs := raceLease(t, "s3://bucket/out", 8, testLease)
 	held := 0
 	for i, err := range errs {
 		switch {
@@ -316,4 +304,22 @@ func TestS3LockIsAtomic(t *testing.T) {
 	if held != 1 {
 		t.Errorf("%d runs hold the lock, want exactly 1", held)
 	}
+}
+
+// raceLease starts n runs acquiring the lease of shard 1/2 under out at
+// once and returns what each got.
+func raceLease(t *testing.T, out string, n int, lt leaseTimes) ([]*lease, []error) {
+	t.Helper()
+	locks := make([]*lease, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			locks[i], errs[i] = acquireLease(context.Background(), out, Shard{Index: 1, Count: 2}, fmt.Sprintf("run-%d", i), lt, nil, nil)
+		}()
+	}
+	wg.Wait()
+	return locks, errs
 }

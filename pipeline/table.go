@@ -86,11 +86,20 @@ func AnalyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	r, lk, err := beginRun(ctx, cfg, start)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r, lk, err := beginRun(ctx, cfg, start, cancel)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer lk.release()
+	sum, err := r.analyseTable(ctx, tc)
+	return sum, leaseCause(ctx, err)
+}
+
+// analyseTable is AnalyseTable once the lease is held.
+func (r *run) analyseTable(ctx context.Context, tc TableConfig) (Summary, error) {
+	cfg, start := r.cfg, r.start
 	runID := r.m.RunID
 	tableParameters(r.m, tc)
 	tab, err := r.openTable(ctx, tc)

@@ -69,7 +69,16 @@ type Config struct {
 	// whose reads fail transiently (series.Options); zero means the default.
 	SceneAttempts   int
 	SceneRetryDelay time.Duration
-	BatchSize       int // talhões per batch; default 64
+	// RetryBudget bounds, per scene and per object store, how long reads
+	// that keep failing transiently are retried before their talhões are
+	// left incomplete for this run (--retry-budget; series.RetryBudget);
+	// zero means series.DefaultRetryBudget.
+	RetryBudget time.Duration
+	// LeaseTTL is how long the shard's lease of Out stays valid without a
+	// renewal (--lease-ttl): a retry of a killed run takes it over once it
+	// has seen it unchanged that long. Zero means DefaultLeaseTTL.
+	LeaseTTL  time.Duration
+	BatchSize int // talhões per batch; default 64
 	// ShardBy is how talhões are assigned to shards: ShardBySpace (the
 	// default: runs of the Hilbert order of their centres, balanced by
 	// cells) or ShardByHash (FNV-1a of the id, the assignment before
@@ -247,11 +256,20 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	storage.SetGDALEnv()
-	r, lk, err := beginRun(ctx, cfg, start)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r, lk, err := beginRun(ctx, cfg, start, cancel)
 	if err != nil {
 		return Summary{}, err
 	}
 	defer lk.release()
+	sum, err := r.run(ctx)
+	return sum, leaseCause(ctx, err)
+}
+
+// run is Run once the lease is held.
+func (r *run) run(ctx context.Context) (Summary, error) {
+	cfg := r.cfg
 	runID := r.m.RunID
 	owned, err := r.open(ctx)
 	r.keys, r.keysOut = keysFile(cfg.Shard, owned)
@@ -906,17 +924,35 @@ func catalogFingerprint(cat *series.Catalog) string {
 }
 
 // beginRun opens a run into cfg.Out: the folder is refused unless it is
-// empty or a manejo output, this shard's lock is taken under a new run id
-// (the caller releases it), and the run's manifest is started.
-func beginRun(ctx context.Context, cfg Config, start time.Time) (*run, *lock, error) {
+// empty or a manejo output, this shard's lease is taken under a new run id
+// (the caller releases it; lost cancels ctx when the lease is lost), and
+// the run's manifest is started.
+func beginRun(ctx context.Context, cfg Config, start time.Time, lost context.CancelCauseFunc) (*run, *lease, error) {
 	if err := checkFolder(ctx, cfg.Out); err != nil {
 		return nil, nil, err
 	}
 	runID := newRunID(start)
-	lk, err := acquireLock(ctx, cfg.Out, cfg.Shard, runID, start)
+	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard)), min: series.NewMinimum()}
+	lt := leaseTimesOf(cfg.LeaseTTL)
+	lk, err := acquireLease(ctx, cfg.Out, cfg.Shard, runID, lt, func(held leaseInfo) {
+		r.logf("waiting for the lease %s: held by run %s (host %s, renewed at %s); taken over if it stays unchanged for %s",
+			lockName(cfg.Shard), held.RunID, held.Host, held.Heartbeat.Format(time.RFC3339), held.ttl(lt.ttl))
+	}, lost)
 	if err != nil {
 		return nil, nil, err
 	}
-	r := &run{cfg: cfg, start: start, m: newManifest(cfg, start, runID), manifestLoc: storage.Join(cfg.Out, manifestName(cfg.Shard)), min: series.NewMinimum()}
+	if lk.from != nil {
+		r.logf("took over the lease %s of run %s (host %s, last renewed at %s): it stopped renewing it",
+			lockName(cfg.Shard), lk.from.RunID, lk.from.Host, lk.from.Heartbeat.Format(time.RFC3339))
+	}
 	return r, lk, nil
+}
+
+// leaseCause returns the lease's loss as the error of a run it stopped,
+// else err.
+func leaseCause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); err != nil && errors.Is(c, ErrLeaseLost) {
+		return c
+	}
+	return err
 }

@@ -364,7 +364,8 @@ func List(ctx context.Context, prefix string) ([]string, error) {
 }
 
 // CreateExclusive writes data to loc only when nothing is there yet, as one
-// atomic step: O_CREATE|O_EXCL on a local disk (parent folders created), a
+// atomic step: a hard link of a complete temporary file on a local disk
+// (parent folders created; like O_EXCL, it fails when loc exists), a
 // conditional PutObject with If-None-Match: "*" on S3 (supported by AWS S3
 // since August 2024; the server answers 412 when the key exists, 409 when
 // another conditional write of it is in flight). When loc exists, or
@@ -395,16 +396,21 @@ func CreateExclusive(ctx context.Context, loc string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(loc), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", loc, err)
 	}
-	f, err := os.OpenFile(loc, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	// A hard link of a complete temporary file: readers never see loc
+	// half written, and link fails when loc exists, as O_EXCL would.
+	f, err := CreateTemp(loc)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", loc, err)
 	}
+	defer os.Remove(f.Name())
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Link(f.Name(), loc)
+	}
 	if err != nil {
-		_ = os.Remove(loc)
 		return fmt.Errorf("create %s: %w", loc, err)
 	}
 	return nil
