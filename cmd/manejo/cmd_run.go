@@ -80,6 +80,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
 	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
 	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
+	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
 	fs.IntVar(&f.cfg.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in cells × scenes (about 1.1 KB each): a talhão over it fails unread with the reason; 0 = %d (about 4.4 GB), -1 = no cap", series.DefaultMaxCellScenes))
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
@@ -188,6 +189,9 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	}
 	if err := f.checkPlaces(ctx); err != nil {
 		return cfg, err
+	}
+	if cfg.LeaseTTL < time.Second {
+		return cfg, usagef("--lease-ttl %s: want at least 1s", cfg.LeaseTTL)
 	}
 	if err := checkOperatorCNPJ(cfg.OperatorCNPJ); err != nil {
 		return cfg, err
