@@ -160,7 +160,7 @@ func (r *run) readGroup(ctx context.Context, sp *spill, fields []grid.Field) err
 		}
 		so := series.Options{From: ch[0], To: ch[1], Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, MaxCellScenes: -1,
 			IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay,
-			Known: known, OnScene: sp.write, Stream: true, Minimum: r.min}
+			Known: known, OnScene: sp.write, Stream: true, Minimum: r.min, Budget: in.budget}
 		sp.newChunk()
 		_, st, err := series.Sample(ctx, in.cat, grids, so)
 		if err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 func TestShardPartition(t *testing.T) {
@@ -72,5 +73,33 @@ func TestShardPart(t *testing.T) {
 	}
 	if got := manifestName(Shard{3, 16}); got != "run/part-00003-of-00016.json" {
 		t.Errorf("manifestName = %q", got)
+	}
+}
+
+// TestParseAsOf: a date, an RFC 3339 timestamp (its UTC date, as
+// EventBridge Scheduler's <aws.scheduler.scheduled-time> gives it) and
+// "today" (the UTC date of now) are as-of dates; anything else is refused.
+func TestParseAsOf(t *testing.T) {
+	now := time.Date(2026, 9, 7, 23, 30, 0, 0, time.FixedZone("BRT", -3*3600)) // 2026-09-08 02:30 UTC
+	for _, c := range []struct{ in, want string }{
+		{"2026-08-01", "2026-08-01"},
+		{"2026-09-07T09:00:00Z", "2026-09-07"},
+		{"2026-09-07T22:00:00-03:00", "2026-09-08"},
+		{"today", "2026-09-08"},
+		{" Today ", "2026-09-08"},
+		{"yesterday", ""},
+		{"2026-13-01", ""},
+		{"", ""},
+	} {
+		got, err := ParseAsOf(c.in, now)
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("ParseAsOf(%q) = %s, want an error", c.in, got)
+			}
+			continue
+		}
+		if err != nil || got.Format(time.DateOnly) != c.want || got.Location() != time.UTC {
+			t.Errorf("ParseAsOf(%q) = %s, %v; want %s UTC", c.in, got, err, c.want)
+		}
 	}
 }

@@ -262,7 +262,7 @@ func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary
 		return nil, series.Stats{}, err
 	}
 	so := series.Options{From: cfg.From, To: cfg.AsOf, Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, MaxCellScenes: cfg.MaxCellScenes,
-		IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay, Minimum: s.min}
+		IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay, Minimum: s.min, Budget: s.in.budget}
 	if cb != nil {
 		so = cb.Options(so)
 	}

@@ -234,9 +234,11 @@ type inputs struct {
 	demStuck atomic.Bool
 	declared coverage.Declarations
 	history  map[string]coverage.History // declared crop histories by talhão (--crops); nil without
-	finger   map[string]string           // input location → sha256 or description
-	roles    map[string]string           // input location → role (fields, catalog, ...)
-	params   string                      // hash of the parameters that shape the results
+	// budget is the run's retry budget, shared by its batches' samples.
+	budget *series.RetryBudget
+	finger map[string]string // input location → sha256 or description
+	roles  map[string]string // input location → role (fields, catalog, ...)
+	params string            // hash of the parameters that shape the results
 	// slopes are the mean slopes an observation table gave, by talhão
 	// (AnalyseTable); nil for a run, whose slope comes from the DEM.
 	slopes map[string]float64
@@ -354,7 +356,7 @@ func (r *run) logf(format string, a ...any) {
 // error once the DEM is open, so the caller can close it.
 func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	cfg, m := r.cfg, r.m
-	in := &inputs{cfg: cfg, finger: map[string]string{}, roles: map[string]string{
+	in := &inputs{cfg: cfg, budget: series.NewRetryBudget(cfg.RetryBudget), finger: map[string]string{}, roles: map[string]string{
 		cfg.Fields: "fields", cfg.Catalog: "catalog", cfg.DEM: "dem", cfg.Sowing: "sowing", cfg.Crops: "crops"}}
 	// The DEM, the sowing file, a static catalog and the inputs' sizes need
 	// nothing from the talhões: they are read while the talhões are.

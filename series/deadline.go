@@ -51,7 +51,11 @@ func runScene(ctx context.Context, d time.Duration, it *Item, read func(context.
 	gone = true
 	mu.Unlock()
 	var ss sceneStats
-	if errors.Is(ctx.Err(), context.Canceled) {
+	if cause := context.Cause(sctx); errors.Is(cause, errBudgetSpent) {
+		// The run's retry budget gave the scene up (RetryBudget.watch): a
+		// transient failure, which retryScene marks incomplete.
+		ss.skip(it, "", SkipUnreadable, 1, cause)
+	} else if errors.Is(ctx.Err(), context.Canceled) {
 		ss.skip(it, "", SkipCancelled, 1, ctx.Err())
 	} else {
 		ss.skip(it, "", SkipUnreadable, 1, fmt.Errorf("scene read deadline exceeded after %s (%s)", d, sceneDeadlineMark))

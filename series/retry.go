@@ -77,6 +77,8 @@ type ioLog struct {
 	mu       sync.Mutex
 	retries  map[string]int64
 	readNano atomic.Int64
+	// onRetry, when set, is told of each retry GDAL announces.
+	onRetry func(msg string)
 }
 
 // handler is godal's error handler for the scene's calls: a warning is not
@@ -94,6 +96,9 @@ func (l *ioLog) handler(ec godal.ErrorCategory, _ int, msg string) error {
 		}
 		l.retries["gdal:"+retryCause(msg)]++
 		l.mu.Unlock()
+		if l.onRetry != nil {
+			l.onRetry(msg)
+		}
 	}
 	return nil
 }
@@ -138,18 +143,35 @@ func retryCause(msg string) string {
 // request leaves it believing a file missing. A scene still failing
 // transiently at the end is marked incomplete: its failures are counted as
 // SkipTransient, never as an unreadable scene.
-func retryScene(ctx context.Context, attempts int, delay time.Duration, attempt func(gdalCfg []string) sceneResult) sceneResult {
+//
+// The run's retry budget b bounds it in time too (RetryBudget): a scene
+// whose budget is spent is given up unread; an attempt in flight is
+// abandoned when it runs out (attempt's context is then cancelled with
+// errBudgetSpent as the cause), and no wait outlasts it. attempt passes
+// its onRetry to GDAL's retry warnings, which start the scene's clock.
+func retryScene(ctx context.Context, attempts int, delay time.Duration, b *RetryBudget, it *Item, attempt func(actx context.Context, gdalCfg []string, onRetry func(string)) sceneResult) sceneResult {
+	k := keysOf(it)
+	if err := b.spent(k, time.Now()); err != nil {
+		return givenUp(it, err)
+	}
+	onRetry := func(msg string) { b.fail(k, time.Now(), redactSigned(msg)) }
 	var extra []string
 	retries := map[string]int64{}
 	for n := 1; ; n++ {
-		res := attempt(extra)
+		actx, stop := b.watch(ctx, k)
+		res := attempt(actx, extra, onRetry)
+		stop()
 		res.st.io.Scenes = n
 		tr, paths := transientOf(ctx, res.st.problems)
 		if len(tr) == 0 || ctx.Err() != nil {
+			if ctx.Err() == nil {
+				b.ok(k)
+			}
 			res.st.io.addRetries(retries)
 			return res
 		}
-		if n >= attempts {
+		b.fail(k, time.Now(), res.st.problems[tr[0]].Detail)
+		if n >= attempts || b.spent(k, time.Now()) != nil {
 			res.st.io.addRetries(retries)
 			res.st.markIncomplete(tr, n)
 			return res
@@ -162,13 +184,18 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, attempt 
 			extra = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
 		}
 		ceil := delay << min(n-1, 10)
-		t := time.NewTimer(ceil/2 + rand.N(ceil/2+1))
+		t := time.NewTimer(min(ceil/2+rand.N(ceil/2+1), b.remaining(k, time.Now())))
 		select {
 		case <-ctx.Done():
 			t.Stop()
 			res.st.io.addRetries(retries)
 			return res
 		case <-t.C:
+		}
+		if b.spent(k, time.Now()) != nil {
+			res.st.io.addRetries(retries)
+			res.st.markIncomplete(tr, n)
+			return res
 		}
 	}
 }

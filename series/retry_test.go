@@ -58,7 +58,7 @@ func TestRetryScene(t *testing.T) {
 		return sceneResult{st: ss}
 	}
 	calls := 0
-	res := retryScene(context.Background(), 5, time.Millisecond, func([]string) sceneResult {
+	res := retryScene(context.Background(), 5, time.Millisecond, NewRetryBudget(time.Hour), it, func(context.Context, []string, func(string)) sceneResult {
 		if calls++; calls < 3 {
 			return fail("HTTP error code: 503", SkipUnreadable)
 		}
@@ -68,7 +68,7 @@ func TestRetryScene(t *testing.T) {
 		t.Errorf("after 2 faults: calls %d, result %+v", calls, res.st)
 	}
 	calls = 0
-	res = retryScene(context.Background(), 3, time.Millisecond, func([]string) sceneResult {
+	res = retryScene(context.Background(), 3, time.Millisecond, NewRetryBudget(time.Hour), it, func(context.Context, []string, func(string)) sceneResult {
 		calls++
 		return fail("Connection reset by peer", SkipUnreadable)
 	})
@@ -76,7 +76,7 @@ func TestRetryScene(t *testing.T) {
 		t.Errorf("failing for good: calls %d, result %+v", calls, res.st)
 	}
 	calls = 0
-	res = retryScene(context.Background(), 3, time.Millisecond, func([]string) sceneResult {
+	res = retryScene(context.Background(), 3, time.Millisecond, NewRetryBudget(time.Hour), it, func(context.Context, []string, func(string)) sceneResult {
 		calls++
 		return fail("not a TIFF file", SkipNoCRS)
 	})

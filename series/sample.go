@@ -88,6 +88,10 @@ type Options struct {
 	// run selects and Known accepts are used (not those of items outside
 	// From..To, nor of talhões refused for their size).
 	Cached []Obs
+	// Budget bounds the time spent retrying reads that keep failing
+	// transiently (RetryBudget); share one across the Samples of a run.
+	// nil means a budget of DefaultRetryBudget for this call.
+	Budget *RetryBudget
 	// OnScene, when set, is called once per talhão and scene read in full
 	// (never for a skipped scene, whatever the reason), after every scene
 	// has been read and before observations collapse; calls are sequential.
@@ -496,6 +500,10 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	results := make([]sceneResult, len(jobs))
 	var streamMu sync.Mutex
 	th := newThrottle(workers)
+	budget := o.Budget
+	if budget == nil {
+		budget = NewRetryBudget(0)
+	}
 	var g errgroup.Group
 	g.SetLimit(workers)
 	for j, job := range jobs {
@@ -503,12 +511,12 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 			break
 		}
 		g.Go(func() error {
-			results[j] = retryScene(ctx, o.sceneAttempts(), o.sceneRetryDelay(), func(extra []string) (res sceneResult) {
+			results[j] = retryScene(ctx, o.sceneAttempts(), o.sceneRetryDelay(), budget, job.item, func(actx context.Context, extra []string, onRetry func(string)) (res sceneResult) {
 				th.acquire()
 				defer func() { th.release(throttled(res.st)) }()
 				r := <-free
-				r.extra = extra
-				res, abandoned := runScene(ctx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
+				r.extra, r.onRetry = extra, onRetry
+				res, abandoned := runScene(actx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
 					obs, ss := r.scene(sctx, job, grids, profiles)
 					return sceneResult{obs, ss}
 				}, r.close)
@@ -707,6 +715,9 @@ type reader struct {
 	min *Minimum
 	// collection is that of the scene being read (for min).
 	collection string
+	// onRetry is told of each retry GDAL announces in the attempt (the
+	// run's retry budget, retryScene).
+	onRetry func(msg string)
 }
 
 // close releases the reader (its transforms live in trPool).
@@ -794,7 +805,7 @@ func (r *reader) scene(ctx context.Context, job *sceneJob, grids []grid.Grid, pr
 	var ss sceneStats
 	r0, b0 := r.reads, r.bytes
 	r.collection = job.item.Collection
-	log := &ioLog{}
+	log := &ioLog{onRetry: r.onRetry}
 	r.log = log
 	t0 := time.Now()
 	obs := r.sceneObs(ctx, job, grids, profiles, &ss)

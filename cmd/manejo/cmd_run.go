@@ -67,7 +67,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
 	fs.StringVar(&f.agriStart, "agri-year-start", "07-01", "first day (MM-DD) of an agricultural year")
 	fs.StringVar(&f.from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
-	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last scene date read, YYYY-MM-DD (default: the day before the contract year)")
+	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last scene date read: YYYY-MM-DD, an RFC 3339 timestamp (its UTC date; EventBridge Scheduler's <aws.scheduler.scheduled-time>) or today (the UTC date at start; weekly runs); default: the day before the contract year")
 	fs.StringVar(&f.codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
 	fs.StringVar(&f.cfg.OperatorCNPJ, "cnpj-empresa-sensoriamento", os.Getenv(operatorCNPJEnv), "CNPJ of the remote-sensing company running manejo, written as cnpjEmpresaSensoriamento in every SINM payload (punctuation allowed; default $"+operatorCNPJEnv+"; empty leaves it out)")
 	fs.BoolVar(&f.cfg.UndeclaredPracticesAsZero, "undeclared-practices-as-zero", false, "send plantioContorno/terraceamento 0 for a talhão that does not declare them (default: its payload is held back, with the reason)")
@@ -80,6 +80,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
 	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
 	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
+	fs.DurationVar(&f.cfg.RetryBudget, "retry-budget", series.DefaultRetryBudget, "how long reads of a scene (or of a whole bucket or host) that keep failing transiently are retried, from their first failure; then its talhões end incomplete for this run, no payload, read again by the next run (docs/deploy.md)")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
 	fs.IntVar(&f.cfg.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in cells × scenes (about 1.1 KB each): a talhão over it fails unread with the reason; 0 = %d (about 4.4 GB), -1 = no cap", series.DefaultMaxCellScenes))
@@ -173,15 +174,14 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	if cfg.Season, err = coverage.ParseSeason(f.season, cfg.AgriYearStart); err != nil {
 		return cfg, usagef("--season: %v", err)
 	}
-	for _, d := range []struct {
-		name, v string
-		dst     *time.Time
-	}{{"--from", f.from, &cfg.From}, {"--as-of", f.asOf, &cfg.AsOf}} {
-		if d.v == "" {
-			continue
+	if f.from != "" {
+		if cfg.From, err = time.Parse(time.DateOnly, f.from); err != nil {
+			return cfg, usagef("--from %q: want YYYY-MM-DD", f.from)
 		}
-		if *d.dst, err = time.Parse(time.DateOnly, d.v); err != nil {
-			return cfg, usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
+	}
+	if f.asOf != "" {
+		if cfg.AsOf, err = pipeline.ParseAsOf(f.asOf, time.Now()); err != nil {
+			return cfg, usagef("--as-of %v", err)
 		}
 	}
 	if err := checkRun(&cfg, f.cp); err != nil { // flags.go: NaN/Inf/negative, --from after --as-of, --id-field
@@ -189,6 +189,9 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	}
 	if err := f.checkPlaces(ctx); err != nil {
 		return cfg, err
+	}
+	if cfg.RetryBudget <= 0 {
+		return cfg, usagef("--retry-budget %s: want a positive duration", cfg.RetryBudget)
 	}
 	if cfg.LeaseTTL < time.Second {
 		return cfg, usagef("--lease-ttl %s: want at least 1s", cfg.LeaseTTL)

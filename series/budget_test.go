@@ -1,0 +1,102 @@
+package series
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// stuckAttempt is a scene attempt whose read GDAL keeps retrying: it
+// announces a retry (with a signed URL) and blocks until unblock closes,
+// inside runScene as Sample runs it. calls counts the attempts.
+func stuckAttempt(it *Item, unblock <-chan struct{}, calls *atomic.Int64) func(context.Context, []string, func(string)) sceneResult {
+	return func(actx context.Context, _ []string, onRetry func(string)) sceneResult {
+		calls.Add(1)
+		res, _ := runScene(actx, time.Hour, it, func(context.Context) sceneResult {
+			onRetry("HTTP error code: 503 - https://store.example/c/" + it.ID + "/B04.tif?X-Amz-Signature=SECRET. Retrying again in 0.5 secs")
+			<-unblock
+			return sceneResult{}
+		}, func() {})
+		return res
+	}
+}
+
+func okAttempt(calls *atomic.Int64) func(context.Context, []string, func(string)) sceneResult {
+	return func(context.Context, []string, func(string)) sceneResult {
+		calls.Add(1)
+		return sceneResult{st: sceneStats{read: true}}
+	}
+}
+
+func storeItem(id string) *Item {
+	return &Item{ID: id, Collection: "sentinel-2-l2a", Assets: map[string]Asset{"red": {Href: "https://store.example/c/" + id + "/B04.tif"}}}
+}
+
+// TestRetryBudget (issue 26 item 4): a scene whose reads GDAL keeps
+// retrying is abandoned when the budget runs out, counted as transient
+// and incomplete, its detail naming the budget and the last failure (the
+// signature redacted); another batch needing it gives it up unread; a
+// scene of the same store that reads well is not touched and stops the
+// store's clock.
+func TestRetryBudget(t *testing.T) {
+	const d = 400 * time.Millisecond
+	b := NewRetryBudget(d)
+	unblock := make(chan struct{})
+	defer close(unblock)
+	bad := storeItem("BAD")
+	var calls atomic.Int64
+	t0 := time.Now()
+	res := retryScene(context.Background(), 5, time.Millisecond, b, bad, stuckAttempt(bad, unblock, &calls))
+	took := time.Since(t0)
+	if took < d || took > d+4*budgetPoll {
+		t.Errorf("the stuck scene was given up after %s, want the budget %s (+ at most %s)", took, d, 4*budgetPoll)
+	}
+	if !res.st.incomplete || res.st.skipped[SkipTransient] != 1 || len(res.st.problems) != 1 {
+		t.Fatalf("stuck scene: %+v, want one transient problem, incomplete", res.st)
+	}
+	detail := res.st.problems[0].Detail
+	if !strings.Contains(detail, "retry budget of 400ms") || !strings.Contains(detail, "HTTP error code: 503") || strings.Contains(detail, "SECRET") {
+		t.Errorf("detail %q: want the budget and the last failure, without the signature", detail)
+	}
+	if calls.Load() != 1 {
+		t.Errorf("%d attempts, want the one abandoned", calls.Load())
+	}
+
+	t0 = time.Now()
+	res = retryScene(context.Background(), 5, time.Millisecond, b, bad, stuckAttempt(bad, unblock, &calls))
+	if time.Since(t0) > budgetPoll || calls.Load() != 1 || !res.st.incomplete || !errors.Is(b.spent(keysOf(bad), time.Now()), errBudgetSpent) {
+		t.Errorf("the given-up scene in a later batch: %s, %d attempts, %+v; want it given up unread at once", time.Since(t0), calls.Load(), res.st)
+	}
+
+	var good atomic.Int64
+	res = retryScene(context.Background(), 5, time.Millisecond, b, storeItem("GOOD"), okAttempt(&good))
+	if good.Load() != 1 || !res.st.read || res.st.incomplete {
+		t.Errorf("a healthy scene of the same store: %d attempts, %+v; want read", good.Load(), res.st)
+	}
+	if _, running := b.clocks["store:https://store.example"]; running {
+		t.Error("a scene read in full left its store's clock running")
+	}
+}
+
+// TestRetryBudgetStoreDown: while nothing of a store reads, its clock
+// runs from the first failure; once it has run for the budget, each other
+// failing scene of it is given up as soon as it fails, not after a budget
+// of its own.
+func TestRetryBudgetStoreDown(t *testing.T) {
+	const d = 400 * time.Millisecond
+	b := NewRetryBudget(d)
+	unblock := make(chan struct{})
+	defer close(unblock)
+	var calls atomic.Int64
+	first := storeItem("A")
+	retryScene(context.Background(), 5, time.Millisecond, b, first, stuckAttempt(first, unblock, &calls))
+	t0 := time.Now()
+	second := storeItem("B")
+	res := retryScene(context.Background(), 5, time.Millisecond, b, second, stuckAttempt(second, unblock, &calls))
+	if took := time.Since(t0); took > 3*budgetPoll || !res.st.incomplete || !strings.Contains(res.st.problems[0].Detail, "every read of https://store.example") {
+		t.Errorf("a second scene of the store that is down: given up after %s, %+v; want at its first failure, naming the store", took, res.st)
+	}
+}
