@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+	"time"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -76,8 +77,23 @@ func partialError(failed, total int) error {
 	return finished("%d of %d talhões failed", failed, total)
 }
 
+// shutdownGrace bounds the time from SIGINT or SIGTERM to the process's
+// end. A cancelled run stops between reads and keeps its committed batches
+// within a second or two; should something not return (a blocking cgo
+// call, a store that does not answer), the process exits 1 anyway after
+// this long, well inside a job supervisor's grace period (Kubernetes: 30
+// s). Committed batches are on disk or in the store either way; a lease
+// left behind expires after its TTL.
+const shutdownGrace = 8 * time.Second
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done() // a signal (or the end of runMain, when os.Exit comes first)
+		time.Sleep(shutdownGrace)
+		fmt.Fprintf(os.Stderr, "manejo: still stopping %s after the signal: exiting now; committed batches are kept\n", shutdownGrace)
+		os.Exit(exitFatal)
+	}()
 	code := runMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
