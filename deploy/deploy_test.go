@@ -1,0 +1,344 @@
+package deploy
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/batch"
+	"github.com/aws/aws-sdk-go-v2/service/scheduler"
+	"github.com/manejo/manejo/pipeline"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// read returns a file of this folder.
+func read(t *testing.T, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.FromSlash(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// strictJSON decodes b into v refusing unknown fields and trailing data.
+func strictJSON(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return fmt.Errorf("trailing data after the object")
+	}
+	return nil
+}
+
+// runFlags are the flags `manejo run` defines, read from its source.
+func runFlags(t *testing.T) map[string]bool {
+	t.Helper()
+	src := read(t, "../cmd/manejo/cmd_run.go")
+	flags := map[string]bool{}
+	for _, m := range regexp.MustCompile(`fs\.\w+(?:Var)?\([^,]+, "([a-z0-9-]+)"`).FindAllSubmatch(src, -1) {
+		flags[string(m[1])] = true
+	}
+	if !flags["out"] || !flags["shards"] || !flags["as-of"] {
+		t.Fatalf("could not read the flags of manejo run from its source: %v", flags)
+	}
+	return flags
+}
+
+// checkArgs checks a `manejo run` command line: every flag is one manejo
+// defines, and returns the flags' values.
+func checkArgs(t *testing.T, what string, args []string, flags map[string]bool) map[string]string {
+	t.Helper()
+	if len(args) == 0 || args[0] != "run" {
+		t.Fatalf("%s: args %v, want `run ...`", what, args)
+	}
+	vals := map[string]string{}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") {
+			t.Errorf("%s: argument %q is not a flag", what, a)
+			continue
+		}
+		name, v, ok := strings.Cut(a[2:], "=")
+		if !ok && i+1 < len(args) {
+			i++
+			v = args[i]
+		}
+		if !flags[name] {
+			t.Errorf("%s: --%s is not a flag of manejo run", what, name)
+		}
+		vals[name] = v
+	}
+	return vals
+}
+
+// checkIndexedJob checks the spec of the Indexed Job that runs manejo:
+// one shard per index, a retry per index, exit 2 and 3 not retried, the
+// container named manejo, and returns its args' flag values.
+func checkIndexedJob(t *testing.T, what string, spec batchv1.JobSpec, flags map[string]bool) map[string]string {
+	t.Helper()
+	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
+		t.Errorf("%s: completionMode %v, want Indexed", what, spec.CompletionMode)
+	}
+	if spec.BackoffLimitPerIndex == nil || *spec.BackoffLimitPerIndex < 1 {
+		t.Errorf("%s: backoffLimitPerIndex %v, want retries per index", what, spec.BackoffLimitPerIndex)
+	}
+	var failIndex []int32
+	if spec.PodFailurePolicy != nil {
+		for _, r := range spec.PodFailurePolicy.Rules {
+			if r.Action == batchv1.PodFailurePolicyActionFailIndex && r.OnExitCodes != nil {
+				failIndex = append(failIndex, r.OnExitCodes.Values...)
+			}
+		}
+	}
+	if !slices.Contains(failIndex, 2) || !slices.Contains(failIndex, 3) {
+		t.Errorf("%s: podFailurePolicy fails the index on exit codes %v, want 2 and 3", what, failIndex)
+	}
+	pod := spec.Template.Spec
+	if pod.RestartPolicy != corev1.RestartPolicyNever || len(pod.Containers) != 1 || pod.Containers[0].Name != "manejo" {
+		t.Fatalf("%s: restartPolicy %q, containers %d; want Never and one container named manejo", what, pod.RestartPolicy, len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	vals := checkArgs(t, what, c.Args, flags)
+	shards := fmt.Sprint(deref(spec.Completions))
+	if vals["shards"] != shards || fmt.Sprint(deref(spec.Parallelism)) != shards {
+		t.Errorf("%s: completions %s, parallelism %d, --shards %q; want all equal", what, shards, deref(spec.Parallelism), vals["shards"])
+	}
+	if len(c.EnvFrom) == 0 || c.EnvFrom[0].SecretRef == nil {
+		t.Errorf("%s: credentials should come from a secret (envFrom.secretRef)", what)
+	}
+	if sc := c.SecurityContext; sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Errorf("%s: the container must not allow privilege escalation", what)
+	}
+	return vals
+}
+
+func deref(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// TestKubernetesIndexedJob decodes deploy/kubernetes/indexed-job.yaml with
+// Kubernetes' own batch/v1 types, unknown fields refused.
+func TestKubernetesIndexedJob(t *testing.T) {
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict(read(t, "kubernetes/indexed-job.yaml"), &job); err != nil {
+		t.Fatalf("indexed-job.yaml is not a strict batch/v1 Job: %v", err)
+	}
+	if job.APIVersion != "batch/v1" || job.Kind != "Job" {
+		t.Errorf("apiVersion %q kind %q, want batch/v1 Job", job.APIVersion, job.Kind)
+	}
+	vals := checkIndexedJob(t, "indexed-job.yaml", job.Spec, runFlags(t))
+	if _, err := pipeline.ParseAsOf(vals["as-of"], time.Now()); err != nil {
+		t.Errorf("indexed-job.yaml: --as-of %v", err)
+	}
+}
+
+// TestKubernetesWeeklyCronJob decodes deploy/kubernetes/weekly-cronjob.yaml
+// strictly as a batch/v1 CronJob: a weekly cron schedule in a valid time
+// zone, never two runs at once, the Indexed Job of indexed-job.yaml run
+// with the observation cache and an --as-of computed when it starts.
+func TestKubernetesWeeklyCronJob(t *testing.T) {
+	var cj batchv1.CronJob
+	if err := yaml.UnmarshalStrict(read(t, "kubernetes/weekly-cronjob.yaml"), &cj); err != nil {
+		t.Fatalf("weekly-cronjob.yaml is not a strict batch/v1 CronJob: %v", err)
+	}
+	if cj.APIVersion != "batch/v1" || cj.Kind != "CronJob" {
+		t.Errorf("apiVersion %q kind %q, want batch/v1 CronJob", cj.APIVersion, cj.Kind)
+	}
+	f := strings.Fields(cj.Spec.Schedule)
+	if len(f) != 5 || f[2] != "*" || f[3] != "*" || !regexp.MustCompile(`^[0-6]$`).MatchString(f[4]) {
+		t.Errorf("schedule %q, want weekly: minute hour * * day-of-week", cj.Spec.Schedule)
+	}
+	if cj.Spec.TimeZone == nil {
+		t.Error("no timeZone: the schedule would follow the controller's clock")
+	} else if _, err := time.LoadLocation(*cj.Spec.TimeZone); err != nil {
+		t.Errorf("timeZone: %v", err)
+	}
+	if cj.Spec.ConcurrencyPolicy != batchv1.ForbidConcurrent {
+		t.Errorf("concurrencyPolicy %q, want Forbid", cj.Spec.ConcurrencyPolicy)
+	}
+	vals := checkIndexedJob(t, "weekly-cronjob.yaml", cj.Spec.JobTemplate.Spec, runFlags(t))
+	if vals["cache"] == "" {
+		t.Error("weekly-cronjob.yaml: the weekly run needs --cache")
+	}
+	monday := time.Date(2026, 9, 7, 9, 0, 0, 0, time.UTC)
+	if got, err := pipeline.ParseAsOf(vals["as-of"], monday); err != nil || !got.Equal(time.Date(2026, 9, 7, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("weekly-cronjob.yaml: --as-of %q on %s gives %s, %v; want that day, computed when the run starts", vals["as-of"], monday, got, err)
+	}
+}
+
+// TestAWSBatchJobDefinition decodes deploy/aws-batch/job-definition.json
+// strictly as the SDK's RegisterJobDefinitionInput (what `aws batch
+// register-job-definition --cli-input-json` takes): unknown fields refused.
+func TestAWSBatchJobDefinition(t *testing.T) {
+	var jd batch.RegisterJobDefinitionInput
+	if err := strictJSON(read(t, "aws-batch/job-definition.json"), &jd); err != nil {
+		t.Fatalf("job-definition.json is not a strict RegisterJobDefinitionInput: %v", err)
+	}
+	if jd.Type != "container" || jd.ContainerProperties == nil || jd.RetryStrategy == nil || deref(jd.RetryStrategy.Attempts) < 2 {
+		t.Fatalf("job definition: type %q, retry strategy %+v; want a container job retried", jd.Type, jd.RetryStrategy)
+	}
+	cmd := slices.Clone(jd.ContainerProperties.Command)
+	for i, a := range cmd {
+		if name, ok := strings.CutPrefix(a, "Ref::"); ok {
+			v, ok := jd.Parameters[name]
+			if !ok {
+				t.Errorf("command uses Ref::%s without a default parameter", name)
+			}
+			cmd[i] = v
+		}
+	}
+	vals := checkArgs(t, "job-definition.json", cmd, runFlags(t))
+	if vals["shards"] == "" || vals["cache"] == "" {
+		t.Errorf("job definition: --shards %q, --cache %q; want both", vals["shards"], vals["cache"])
+	}
+	exit := map[string]string{}
+	for _, e := range jd.RetryStrategy.EvaluateOnExit {
+		if e.OnExitCode != nil {
+			exit[*e.OnExitCode] = string(e.Action)
+		}
+	}
+	if exit["2"] != "EXIT" || exit["3"] != "EXIT" {
+		t.Errorf("evaluateOnExit %v: exit 2 (usage) and 3 (talhões failed) must not be retried", exit)
+	}
+	if len(jd.ContainerProperties.ResourceRequirements) != 2 {
+		t.Errorf("resource requirements %v, want VCPU and MEMORY", jd.ContainerProperties.ResourceRequirements)
+	}
+}
+
+// TestAWSSchedules resolves the CloudFormation template's parameters and
+// decodes each AWS::Scheduler::Schedule strictly as the SDK's
+// CreateScheduleInput, and its target's input, as EventBridge Scheduler
+// sends it on a Monday, strictly as batch.SubmitJobInput: the pre-season
+// run once with a fixed as-of, the weekly run every Monday with the cache
+// and the scheduled day as --as-of.
+func TestAWSSchedules(t *testing.T) {
+	var cfn struct {
+		AWSTemplateFormatVersion, Description string
+		Parameters                            map[string]struct {
+			Type, Description  string
+			Default            any
+			MinValue, MaxValue float64
+		}
+		Resources map[string]struct {
+			Type       string
+			Properties any
+		}
+		Outputs map[string]any
+	}
+	if err := strictJSON(read(t, "aws-batch/preseason-schedule.cfn.json"), &cfn); err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{"JobQueueArn": "arn:aws:batch:sa-east-1:123456789012:job-queue/manejo-spot",
+		"JobDefinitionArn": "arn:aws:batch:sa-east-1:123456789012:job-definition/manejo-run:1"}
+	for name, p := range cfn.Parameters {
+		if p.Default != nil {
+			params[name] = fmt.Sprint(p.Default)
+		}
+	}
+	const scheduled = "2026-09-07T09:00:00Z" // a Monday, 06:00 in São Paulo
+	schedules := map[string]*batch.SubmitJobInput{}
+	for name, r := range cfn.Resources {
+		if r.Type != "AWS::Scheduler::Schedule" {
+			continue
+		}
+		props, err := json.Marshal(resolve(t, r.Properties, params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in scheduler.CreateScheduleInput
+		if err := strictJSON(props, &in); err != nil {
+			t.Fatalf("%s is not a strict CreateScheduleInput: %v\n%s", name, err, props)
+		}
+		if in.Target == nil || *in.Target.Arn != "arn:aws:scheduler:::aws-sdk:batch:submitJob" || in.Target.Input == nil {
+			t.Fatalf("%s: target %+v, want the Batch SubmitJob universal target", name, in.Target)
+		}
+		if _, err := time.LoadLocation(*in.ScheduleExpressionTimezone); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		var submit batch.SubmitJobInput
+		input := strings.ReplaceAll(*in.Target.Input, "<aws.scheduler.scheduled-time>", scheduled)
+		if err := strictJSON([]byte(input), &submit); err != nil {
+			t.Fatalf("%s: the target input is not a strict SubmitJobInput: %v\n%s", name, err, input)
+		}
+		if submit.ArrayProperties == nil || fmt.Sprint(deref(submit.ArrayProperties.Size)) != submit.Parameters["shards"] {
+			t.Errorf("%s: array size and shards differ: %+v, %q", name, submit.ArrayProperties, submit.Parameters["shards"])
+		}
+		schedules[*in.ScheduleExpression] = &submit
+	}
+	once, weekly := false, false
+	for expr, submit := range schedules {
+		asOf, err := pipeline.ParseAsOf(submit.Parameters["asof"], time.Now())
+		switch {
+		case strings.HasPrefix(expr, "at("):
+			once = err == nil
+		case expr == "cron(0 6 ? * MON *)":
+			weekly = true
+			if err != nil || asOf.Format(time.DateOnly) != scheduled[:10] || submit.Parameters["cache"] == "" {
+				t.Errorf("weekly run: asof %q → %s, %v; cache %q; want the scheduled day and the cache", submit.Parameters["asof"], asOf, err, submit.Parameters["cache"])
+			}
+		}
+	}
+	if !once || !weekly {
+		t.Errorf("schedules %v: want the pre-season run once (at(...)) and the weekly run (cron(0 6 ? * MON *))", slices.Collect(maps.Keys(schedules)))
+	}
+}
+
+// resolve replaces CloudFormation's Ref, Fn::Sub and Fn::GetAtt in v with
+// the parameters' values (a resource's Arn attribute becomes an example
+// ARN).
+func resolve(t *testing.T, v any, params map[string]string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			for k, a := range x {
+				switch k {
+				case "Ref":
+					p, ok := params[a.(string)]
+					if !ok {
+						t.Errorf("Ref %v: no such parameter", a)
+					}
+					return p
+				case "Fn::GetAtt":
+					return "arn:aws:iam::123456789012:role/" + fmt.Sprint(a.([]any)[0])
+				case "Fn::Sub":
+					return regexp.MustCompile(`\$\{(\w+)\}`).ReplaceAllStringFunc(a.(string), func(m string) string {
+						p, ok := params[m[2:len(m)-1]]
+						if !ok {
+							t.Errorf("Fn::Sub uses %s, not a parameter", m)
+						}
+						return p
+					})
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, a := range x {
+			out[k] = resolve(t, a, params)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, a := range x {
+			out[i] = resolve(t, a, params)
+		}
+		return out
+	}
+	return v
+}
