@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -472,31 +471,10 @@ func TestCacheConcurrentShardsAndKill(t *testing.T) {
 }
 
 // killAfterFirstBatch starts bin with args and kills it with SIGKILL at its
-// first progress record (a batch committed).
+// first progress record (a batch committed), and reaps it.
 func killAfterFirstBatch(t *testing.T, bin string, args []string) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	killed := false
-	for sc.Scan() {
-		if !killed && strings.Contains(sc.Text(), `"msg":"progress"`) {
-			if err := cmd.Process.Kill(); err != nil {
-				t.Fatal(err)
-			}
-			killed = true
-		}
-	}
-	_ = cmd.Wait()
-	if !killed {
-		t.Fatal("the run ended before its first batch was reported")
-	}
+	_ = killAtFirstBatch(t, bin, args...).Wait()
 }
 
 // TestCacheScheduleTable measures the closing table of issue 20: for one

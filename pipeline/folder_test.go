@@ -291,19 +291,32 @@ func TestConfigErrors(t *testing.T) {
 func TestS3LockIsAtomic(t *testing.T) {
 	s3test.StartS3(t, "bucket")
 	locks, errs := raceLease(t, "s3://bucket/out", 8, testLease)
-	held := 0
+	if l := oneHolder(t, locks, errs); l != nil {
+		l.release()
+	}
+}
+
+// oneHolder checks the outcome of raceLease: exactly one run holds the
+// lease (returned), the others got ErrLocked.
+func oneHolder(t *testing.T, locks []*lease, errs []error) *lease {
+	t.Helper()
+	var held []*lease
 	for i, err := range errs {
 		switch {
 		case err == nil:
-			held++
-			defer locks[i].release()
+			held = append(held, locks[i])
 		case !errors.Is(err, ErrLocked):
 			t.Errorf("run %d: %v, want ErrLocked", i, err)
 		}
 	}
-	if held != 1 {
-		t.Errorf("%d runs hold the lock, want exactly 1", held)
+	if len(held) != 1 {
+		t.Errorf("%d runs hold the lease, want exactly 1", len(held))
+		for _, l := range held {
+			l.release()
+		}
+		return nil
 	}
+	return held[0]
 }
 
 // raceLease starts n runs acquiring the lease of shard 1/2 under out at

@@ -76,21 +76,13 @@ func TestLeaseDeadHolderRace(t *testing.T) {
 		}
 		t0 := time.Now()
 		locks, errs := raceLease(t, out, 8, testLease)
-		held := 0
-		for i, err := range errs {
-			switch {
-			case err == nil:
-				held++
-				defer locks[i].release()
-				if locks[i].from == nil || locks[i].from.RunID != "dead" {
-					t.Errorf("the winner took over %+v, want the dead run's record", locks[i].from)
-				}
-			case !errors.Is(err, ErrLocked):
-				t.Errorf("run %d: %v, want ErrLocked", i, err)
-			}
+		w := oneHolder(t, locks, errs)
+		if w == nil {
+			t.FailNow()
 		}
-		if held != 1 {
-			t.Fatalf("%d runs hold the lease, want exactly 1", held)
+		defer w.release()
+		if w.from == nil || w.from.RunID != "dead" {
+			t.Errorf("the winner took over %+v, want the dead run's record", w.from)
 		}
 		if d := time.Since(t0); d < testLease.ttl {
 			t.Errorf("the dead run's fresh lease was taken over after %s, before its TTL %s", d, testLease.ttl)
