@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/cache"
-	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/storage"
@@ -272,13 +271,6 @@ func (r *run) addReadStats(st series.Stats, sp *spill) {
 			m.Skipped[string(k)] += int64(v)
 		}
 	}
-	for c, v := range st.IO {
-		if m.IO == nil {
-			m.IO = map[string]export.IO{}
-		}
-		x := m.IO[c]
-		x.Add(export.IO{Scenes: v.Scenes, Requests: v.Requests, Bytes: v.Bytes, Retries: v.Retries, ReadSeconds: v.ReadSeconds, ComputeSeconds: v.ComputeSeconds})
-		m.IO[c] = x
-	}
+	m.IO = addIO(m.IO, st.IO)
 	r.tr.p.ScenesRead += int64(st.ScenesRead)
 }

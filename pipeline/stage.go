@@ -324,14 +324,21 @@ func (sum *batchSummary) addSeriesStats(st series.Stats) {
 	sum.Counts["scenes_read"] += int64(st.ScenesRead)
 	sum.Counts["gdal_reads"] += st.Reads
 	sum.Counts["gdal_read_bytes"] += st.ReadBytes
-	for c, v := range st.IO {
-		if sum.IO == nil {
-			sum.IO = map[string]export.IO{}
+	sum.IO = addIO(sum.IO, st.IO)
+}
+
+// addIO adds a Sample's I/O by collection to dst (made when nil and
+// there is something to add) and returns it.
+func addIO(dst map[string]export.IO, src map[string]*series.IOStats) map[string]export.IO {
+	for c, v := range src {
+		if dst == nil {
+			dst = map[string]export.IO{}
 		}
-		x := sum.IO[c]
+		x := dst[c]
 		x.Add(export.IO{Scenes: v.Scenes, Requests: v.Requests, Bytes: v.Bytes, Retries: v.Retries, ReadSeconds: v.ReadSeconds, ComputeSeconds: v.ComputeSeconds})
-		sum.IO[c] = x
+		dst[c] = x
 	}
+	return dst
 }
 
 // analyseAll analyses the talhões of a batch, Workers at a time.
