@@ -48,15 +48,15 @@ func acquisition(doc json.RawMessage) acq {
 		Collection string `json:"collection"`
 		Properties struct {
 			ProductType string `json:"s2:product_type"`
-			ProductURI string `json:"s2:product_uri"`
-			Baseline   string `json:"s2:processing_baseline"`
-			Generation string `json:"s2:generation_time"`
-			Updated    string `json:"updated"`
-			Sequence   string `json:"s2:sequence"`
-			Platform   string `json:"platform"`
-			Tile       string `json:"s2:mgrs_tile"`
-			GridCode   string `json:"grid:code"`
-			Datetime   string `json:"datetime"`
+			ProductURI  string `json:"s2:product_uri"`
+			Baseline    string `json:"s2:processing_baseline"`
+			Generation  string `json:"s2:generation_time"`
+			Updated     string `json:"updated"`
+			Sequence    string `json:"s2:sequence"`
+			Platform    string `json:"platform"`
+			Tile        string `json:"s2:mgrs_tile"`
+			GridCode    string `json:"grid:code"`
+			Datetime    string `json:"datetime"`
 		} `json:"properties"`
 	}
 	if json.Unmarshal(doc, &f) != nil {
