@@ -16,7 +16,7 @@ PURE_RE      := /($(subst $(space),|,$(strip $(PURE))))($$|/)
 # Developer tools, pinned, installed by scripts/setup.sh (not on PATH).
 STATICCHECK  := bin/tools/staticcheck
 
-.PHONY: help setup build test bench demo accuracy golden lint clean
+.PHONY: help setup build test bench demo accuracy golden lint stats clean
 
 help: ## List targets
 	@awk 'BEGIN{FS=":.*?## "} /^[a-z-]+:.*?## /{printf "  %-10s %s\n",$$1,$$2}' $(MAKEFILE_LIST)
@@ -47,6 +47,9 @@ demo: build ## Run the pipeline on built-in sample data and print the result
 
 golden: setup ## Rewrite golden files (grid testdata, the SINM golden payload, the schema tables of docs/outputs.md)
 	$(GO) test ./grid/ ./export/ ./sinm/ -update
+
+stats: ## Code statistics with go/ast: file sizes, function lengths, test flags, always-skipped tests, documented names
+	$(GO) run ./internal/tools/codestats -detail
 
 clean: ## Remove build outputs
 	rm -rf bin build
