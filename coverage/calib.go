@@ -54,6 +54,11 @@ type calibration struct {
 	// residue is the season's prior from the declared crop history
 	// (calibration.withResidue); nil without one.
 	residue *residuePrior
+	// explained: the soil fit was refused, but the reference templates
+	// (with the reference soil) explain the readings to within
+	// noise (templatesExplain); a declared prior then yields as it does
+	// to the narrow reference prior (strawDeclared).
+	explained bool
 }
 
 // straw is seasonStraw on the talhão's series, or seasonStrawDeclared

@@ -292,12 +292,13 @@ func (c *calibration) withResidue(h History, sowing time.Time, windowDays int) (
 // not a reference the envelope must refute. An envelope more than two
 // prior deviations above the prior refutes it, and the wide spread
 // (priorStrawSD) is used around it. A talhão whose readings are mixtures
-// of the templates (calibrate: the narrow reference prior) keeps
+// of the templates (calibrate: the narrow reference prior; or, its soil
+// fit refused, the reference soil's: calibration.explained) keeps
 // seasonStraw: the readings themselves say its straw is the reference's
 // (combining the two priors instead read today's world worse, tuning
 // seeds 12 and 13: docs/coverage.md).
 func (c *calibration) strawDeclared(from, to time.Time) spectral.StrawFit {
-	if c.strawSD < priorStrawSD {
+	if c.strawSD < priorStrawSD || c.explained {
 		return seasonStraw(c.dates, c.ndvi, c.ndti, from, to, c.strawSD)
 	}
 	mu, sd := c.residue.ndti, c.residue.sd

@@ -67,16 +67,18 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	p = p.withDefaults()
 	p.fewReadings = all && countBelow(cells, p.MaxNDVI) < MinSoilFitObs
 	misfit := math.Inf(1)
+	fitted := false
 	if fit {
 		if f, ok := fitSoil(cells, p, all); ok {
 			p.Soil = f.Soil.Endmember()
-			misfit = f.Misfit
+			misfit, fitted = f.Misfit, true
 		}
 	}
 	if !all {
 		return p, nil
 	}
 	cal := &calibration{strawSD: priorStrawSD, soilSD: soilNDTISD}
+	cal.explained = !fitted && templatesExplain(cells, p)
 	if misfit <= referenceMisfit {
 		cal.strawSD, cal.soilSD = referenceStrawSD, referenceSoilSD
 		p.templates = true

@@ -1,0 +1,123 @@
+package coverage
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/manejo/manejo/sim/pheno"
+	"github.com/manejo/manejo/zarc"
+)
+
+var strawDiag = flag.Bool("strawdiag", false, "diagnostics: declared vs undeclared season errors by template check and residue (tuning seed -hardtune)")
+
+// TestStrawDeclaredSplit splits the season errors of the tuning seed,
+// declared and undeclared, by whether the talhão passes the template check
+// and by the declared residue.
+func TestStrawDeclaredSplit(t *testing.T) {
+	if !*strawDiag {
+		t.Skip("diagnostics: run with -strawdiag")
+	}
+	for _, sp := range []pheno.Spectra{pheno.SpectraVaried, pheno.SpectraReference} {
+		rng := rand.New(rand.NewPCG(*hardTuneSeed, 2027))
+		contract, _ := ParseSeason("2026/2027", MonthDay{})
+		type acc struct{ n, u, d, ub, db float64 }
+		by := map[string]*acc{}
+		add := func(k string, eu, ed float64) {
+			a := by[k]
+			if a == nil {
+				a = &acc{}
+				by[k] = a
+			}
+			a.n++
+			a.u += math.Abs(eu)
+			a.d += math.Abs(ed)
+			a.ub += eu
+			a.db += ed
+		}
+		for k := 0; k < *hardTuneN; k++ {
+			crop := pheno.Soja
+			if rng.Float64() < 0.2 {
+				crop = pheno.Milho
+			}
+			f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: crop, cloudScale: 1, spectra: sp})
+			h := declaredHistory(f.sc)
+			p, _ := calibrate(f.cells, hardParams())
+			u := AssessHistory(f.cells, contract, nil, nil, zarc.Crop(crop), hardParams())
+			d := AssessHistory(f.cells, contract, nil, h, zarc.Crop(crop), hardParams())
+			for i, s := range contract.Assessed() {
+				sow, _ := f.trueSowing(s)
+				tr := f.sc.StrawPct(sow.AddDate(0, 0, -30), sow)
+				if !u.Seasons[i].OK || !d.Seasons[i].OK {
+					continue
+				}
+				eu, ed := u.Seasons[i].CoverPct-tr, d.Seasons[i].CoverPct-tr
+				tk := fmt.Sprintf("templates=%v", p.templates)
+				add(tk, eu, ed)
+				res := "none"
+				if prev := h.previous(u.Seasons[i].Sowing.Date); len(prev) > 0 {
+					res = prev[0].Crop
+					age := u.Seasons[i].Sowing.Date.Sub(prev[0].End).Hours() / 24
+					switch {
+					case age < 45:
+						res += " <45d"
+					case age < 120:
+						res += " 45-120d"
+					default:
+						res += " >120d"
+					}
+				}
+				add(tk+" "+res, eu, ed)
+				add("soil "+f.sc.SoilKind(), eu, ed)
+			}
+		}
+		keys := make([]string, 0, len(by))
+		for k := range by {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			a := by[k]
+			fmt.Fprintf(&b, "%-36s n %4.0f  undeclared MAE %5.2f bias %+5.2f  declared MAE %5.2f bias %+5.2f\n", k, a.n, a.u/a.n, a.ub/a.n, a.d/a.n, a.db/a.n)
+		}
+		t.Logf("world %d, seed %d, %d talhões:\n%s", sp, *hardTuneSeed, *hardTuneN, b.String())
+	}
+}
+
+// TestStrawMisfits prints the soil fit's misfit quantiles per world.
+func TestStrawMisfits(t *testing.T) {
+	if !*strawDiag {
+		t.Skip("diagnostics: run with -strawdiag")
+	}
+	for _, sp := range []pheno.Spectra{pheno.SpectraVaried, pheno.SpectraReference} {
+		rng := rand.New(rand.NewPCG(*hardTuneSeed, 2027))
+		var ms []float64
+		for k := 0; k < *hardTuneN; k++ {
+			crop := pheno.Soja
+			if rng.Float64() < 0.2 {
+				crop = pheno.Milho
+			}
+			f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: crop, cloudScale: 1, spectra: sp})
+			p := hardParams().withDefaults()
+			fit, ok := fitSoil(f.cells, p, false)
+			m := math.Inf(1)
+			if ok {
+				m = fit.Misfit
+			}
+			ms = append(ms, m)
+			if sp == pheno.SpectraReference && m > 0.004 {
+				sf, sok := fitSoil(f.cells, p, true)
+				t.Logf("reference talhão %d: misfit %v ok %v; strict %v %v edge %v; readings below MaxNDVI %d; covered %v", k, fit.Misfit, ok, sf.Misfit, sok, fit.AtEdge(), countBelow(f.cells, p.MaxNDVI), templatesExplain(f.cells, p))
+			}
+		}
+		sort.Float64s(ms)
+		q := func(x float64) float64 { return ms[int(x*float64(len(ms)-1))] }
+		t.Logf("world %d: misfit q05 %.4f q25 %.4f q50 %.4f q75 %.4f q95 %.4f; ≤0.0025: %d, ≤0.003: %d, ≤0.004: %d of %d", sp, q(0.05), q(0.25), q(0.5), q(0.75), q(0.95),
+			sort.SearchFloat64s(ms, 0.0025), sort.SearchFloat64s(ms, 0.003), sort.SearchFloat64s(ms, 0.004), len(ms))
+	}
+}
