@@ -236,3 +236,11 @@ func AreaHa(mp orb.MultiPolygon) float64 {
 
 // polygonAreaHa is AreaHa for one polygon.
 func polygonAreaHa(p orb.Polygon) float64 { return AreaHa(orb.MultiPolygon{p}) }
+
+// UTM returns the WGS84 UTM zone of p as its EPSG code (326zz north,
+// 327zz south) and p's easting and northing in metres in that zone.
+func UTM(p orb.Point) (epsg int, x, y float64) {
+	zone, epsg := utmZone(p)
+	q := newUTM(zone, p[1] < 0).forward(p)
+	return epsg, q[0], q[1]
+}

@@ -148,3 +148,40 @@ func ExampleAreaHa() {
 	fmt.Printf("%.2f ha\n", AreaHa(sq))
 	// Output: 120.56 ha
 }
+
+// TestUTMPicksZone: UTM projects a point in the zone it lies in (north and
+// south of the equator, either side of a zone boundary), as PROJ does.
+func TestUTMPicksZone(t *testing.T) {
+	wgs, err := godal.NewSpatialRefFromEPSG(4326)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wgs.Close()
+	for _, c := range []struct {
+		p    orb.Point
+		epsg int
+	}{{orb.Point{-55.6, -11.8}, 32721}, {orb.Point{-53.9, -11.8}, 32722}, {orb.Point{-54.1, -11.8}, 32721}, {orb.Point{-60.2, 2.5}, 32620}, {orb.Point{-105.1, 40.1}, 32613}} {
+		epsg, x, y := UTM(c.p)
+		if epsg != c.epsg {
+			t.Errorf("UTM(%v): EPSG:%d, want %d", c.p, epsg, c.epsg)
+			continue
+		}
+		utm, err := godal.NewSpatialRefFromEPSG(epsg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := godal.NewTransform(wgs, utm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		px, py := []float64{c.p[0]}, []float64{c.p[1]}
+		if err := tr.TransformEx(px, py, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Hypot(x-px[0], y-py[0]); d > 1e-3 {
+			t.Errorf("UTM(%v) = %.4f,%.4f, PROJ %.4f,%.4f", c.p, x, y, px[0], py[0])
+		}
+		tr.Close()
+		utm.Close()
+	}
+}

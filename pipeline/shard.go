@@ -40,9 +40,10 @@ func (s Shard) Owns(id string) bool {
 
 // The ways of assigning talhões to shards (Config.ShardBy).
 const (
-	// ShardBySpace cuts the talhões, in the order of the Hilbert curve
-	// through their centres, into runs of about equal cells: a shard holds
-	// neighbours and reads the image tiles of its own area.
+	// ShardBySpace cuts the talhões, in the order of their image tiles and
+	// of a Hilbert curve through each tile's block grid, into runs of about
+	// equal cells cut along tile or block lines (spatialShards): a shard
+	// holds neighbours and reads the image blocks of its own area.
 	ShardBySpace = "space"
 	// ShardByHash assigns a talhão by FNV-1a 64 of its id modulo the
 	// count (Shard.Owns): the assignment of runs before issue 26.

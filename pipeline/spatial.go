@@ -8,47 +8,74 @@ import (
 	"github.com/paulmach/orb"
 )
 
-// hilbertOrder is the order of the Hilbert curve that spatial keys use:
-// 2¹⁶ × 2¹⁶ positions over the square a frame covers.
+// hilbertOrder is the order of the Hilbert curve that spatial keys use
+// within an image tile: 2¹⁶ × 2¹⁶ positions over the square tileQuad.
 const hilbertOrder = 16
 
-// frame is the square, in local metres east and north of a corner, over
-// which spatial keys run: the bounding square of a set of talhões.
-// Cutting a Hilbert curve over it into 4ᵏ equal runs gives its quadrants,
-// so the shards and groups of a portfolio that covers one image tile are
-// the tile's quadrants, not strips that cross every block of it.
-type frame struct {
-	lon0, lat0, kx, side float64
-}
+// The tiling grid spatial keys follow: the grid Sentinel-2 L2A (and HLS)
+// archives are cut on. A tile is an MGRS 100 km square of its UTM zone;
+// its images start at the square's north-west corner (easting rounded
+// down, northing to the nearest 60 m: tile 13TDE is 399960 E, 4500000 N
+// on Earth Search) and run 109.8 km east and south, in COG blocks of
+// 1,024 px (10.24 km at 10 m, 20.48 km at 20 m). Within a tile the key
+// follows a Hilbert curve over the square of tileQuad metres from that
+// corner, so every stretch of the curve aligned to a power of four is a
+// quadtree square whose edges are block edges: 20.48, 10.24 and 5.12 km
+// squares are whole blocks of 1,024- and 512-px COGs at 10 and 20 m.
+const (
+	tileSquareM = 100_000.0 // side of an MGRS square
+	tileQuadM   = 163_840.0 // 8 blocks of 1,024 px at 20 m: holds a 109.8 km tile
+	tileSnapM   = 60.0      // tile corners lie on the 60 m grid
+)
 
-// frameOf is the bounding square of the talhões' centres (a point, for
-// one talhão).
-func frameOf(fields []grid.Field) frame {
-	var b orb.Bound
-	for i, f := range fields {
-		c := f.Geometry.Bound().Center()
-		if i == 0 {
-			b = orb.Bound{Min: c, Max: c}
-		}
-		b = b.Extend(c)
-	}
-	kx := math.Cos(b.Center()[1] * math.Pi / 180) // degrees of longitude to degrees of latitude
-	return frame{lon0: b.Min[0], lat0: b.Min[1], kx: kx, side: max((b.Max[0]-b.Min[0])*kx, b.Max[1]-b.Min[1], 1e-9)}
-}
+// tileLevels is the number of quadtree levels a key holds: level 0 is the
+// tile, level l (1…hilbertOrder) squares of tileQuadM / 2ˡ metres.
+const tileLevels = hilbertOrder
 
-// key is the position of (lon, lat) along the Hilbert curve over the
-// frame. Points close along the curve are close on the ground, and every
-// stretch of the curve stays in a compact area.
-func (fr frame) key(lon, lat float64) uint64 {
-	const n = 1 << hilbertOrder
+// spatialKey is the key of a talhão whose bounding box centre is c: the
+// Hilbert key of its tile (MGRS square, from the UTM zone and the square's
+// column and row) in the upper 32 bits, that of c within the tile in the
+// lower 32. Sorting by it keeps each tile's talhões together and, within a
+// tile, each block's.
+func spatialKey(c orb.Point) uint64 {
+	epsg, x, y := grid.UTM(c)
+	e, n := math.Floor(x/tileSquareM), math.Floor(y/tileSquareM)
+	ulx := math.Floor(e*tileSquareM/tileSnapM) * tileSnapM
+	uly := math.Round((n+1)*tileSquareM/tileSnapM) * tileSnapM
 	cell := func(v float64) uint64 {
-		c := math.Floor(v / fr.side * n)
+		const side = 1 << hilbertOrder
+		c := math.Floor(v / tileQuadM * side)
 		if math.IsNaN(c) || c < 0 {
 			return 0
 		}
-		return uint64(min(c, n-1))
+		return uint64(min(c, side-1))
 	}
-	return hilbertKey(cell((lon-fr.lon0)*fr.kx), cell(lat-fr.lat0))
+	// Tiles on a grid of 10 columns per zone and 100 rows per hemisphere
+	// (south first, so rows run north), in Hilbert order too.
+	col := uint64((epsg%100-1)*10) + uint64(min(max(e, 0), 9))
+	row := uint64(min(max(n, 0), 99))
+	if epsg/100 == 326 {
+		row += 100
+	}
+	return hilbertKey(col, row)<<32 | hilbertKey(cell(x-ulx), cell(uly-y))
+}
+
+// boundaryLevel is how coarse the boundary between two keys a < b is: 0
+// when they are in different tiles, l when they are in one square of
+// level l−1 but different squares of level l, tileLevels+1 when equal (no
+// line of the grid between them). The smaller, the fewer image blocks a
+// cut there splits.
+func boundaryLevel(a, b uint64) int {
+	if a>>32 != b>>32 {
+		return 0
+	}
+	for l := 1; l <= tileLevels; l++ {
+		shift := 2 * uint(tileLevels-l)
+		if (a&0xffffffff)>>shift != (b&0xffffffff)>>shift {
+			return l
+		}
+	}
+	return tileLevels + 1
 }
 
 // hilbertKey is the position of the cell (x, y) of the 2¹⁶ × 2¹⁶ grid
@@ -76,32 +103,44 @@ func hilbertKey(x, y uint64) uint64 {
 	return d
 }
 
-// placed is a talhão with its spatial key (the Hilbert key of the centre
-// of its bounding box in the talhões' frame) and its weight: its estimated cells (area over the
-// legal cell size of its area class, at least 1).
+// placed is a talhão with its spatial key (spatialKey of the centre of its
+// bounding box) and its weight: its estimated cells (area over the legal
+// cell size of its area class, at least 1).
 type placed struct {
 	field  grid.Field
 	key    uint64
 	weight float64
 }
 
-// spatialOrder returns the talhões sorted by their spatial key, then id:
-// an order that depends on the set of talhões alone (their frame), not on
-// the input's order.
-func spatialOrder(fields []grid.Field, o grid.Options) []placed {
-	out := make([]placed, len(fields))
-	fr := frameOf(fields)
+// spatialOrder returns the talhões sorted by their spatial key, then id,
+// and the running sum of their weights (cum[i]: the weight of the first i).
+// The order depends on each talhão alone, not on the input's order or on
+// the rest of the portfolio.
+func spatialOrder(fields []grid.Field, o grid.Options) (order []placed, cum []float64) {
+	order = make([]placed, len(fields))
 	for i, f := range fields {
-		c := f.Geometry.Bound().Center()
-		out[i] = placed{field: f, key: fr.key(c[0], c[1]), weight: estimatedCells(f, o)}
+		order[i] = placed{field: f, key: spatialKey(f.Geometry.Bound().Center()), weight: estimatedCells(f, o)}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].key != out[j].key {
-			return out[i].key < out[j].key
+	sort.Slice(order, func(i, j int) bool {
+		if order[i].key != order[j].key {
+			return order[i].key < order[j].key
 		}
-		return out[i].field.ID < out[j].field.ID
+		return order[i].field.ID < order[j].field.ID
 	})
-	return out
+	cum = make([]float64, len(order)+1)
+	for i, p := range order {
+		cum[i+1] = cum[i] + p.weight
+	}
+	return order, cum
+}
+
+// levelAt is the boundaryLevel of a cut before order[i]; the ends of the
+// order are tile edges.
+func levelAt(order []placed, i int) int {
+	if i <= 0 || i >= len(order) {
+		return 0
+	}
+	return boundaryLevel(order[i-1].key, order[i].key)
 }
 
 // estimatedCells is about the number of cells grid.Build lays in f: its
@@ -117,43 +156,96 @@ func estimatedCells(f grid.Field, o grid.Options) float64 {
 	return max(1, area/size)
 }
 
+// cutSlack is how far, as a share of a shard's mean cells, a cut may move
+// from where the cells split equally to fall on a coarser line of the
+// tiling grid: a shard then holds its mean ± 2 × cutSlack, and the read
+// pass's groups at least 1 − 2 × cutSlack of --read-cells (the last
+// excepted).
+const cutSlack = 0.125
+
 // spatialShards assigns each talhão to one of n shards: the talhões in
-// spatial order cut into n runs of about equal estimated cells (a talhão
-// belongs to the shard where the middle of its weight falls). Neighbours
-// then share a shard, so a shard reads the image tiles of its own area,
-// not of the whole portfolio; the assignment depends only on the
+// spatial order cut into n runs of about equal estimated cells, each cut
+// on the coarsest line of the tiling grid within cutSlack of the equal
+// split — between image tiles when it can, else between the largest
+// quadtree squares of one tile (whole COG blocks) — so that few image
+// blocks are read by two shards. With more tiles than shards, shards hold
+// whole tiles; a tile is split only when one shard cannot take it whole,
+// and then along block lines. The assignment depends only on the
 // portfolio (its geometries and ids), not on the input order or machine.
 func spatialShards(fields []grid.Field, n int, o grid.Options) map[string]int {
-	order := spatialOrder(fields, o)
-	total := 0.0
-	for _, p := range order {
-		total += p.weight
-	}
+	order, cum := spatialOrder(fields, o)
+	cuts := alignedCuts(order, cum, n)
 	out := make(map[string]int, len(order))
-	acc := 0.0
-	for _, p := range order {
-		out[p.field.ID] = min(n-1, int((acc+p.weight/2)/total*float64(n)))
-		acc += p.weight
+	s := 0
+	for i, p := range order {
+		for s < len(cuts) && i >= cuts[s] {
+			s++
+		}
+		out[p.field.ID] = s
 	}
 	return out
 }
 
-// spatialGroups cuts the talhões, in spatial order, into groups of at most
-// maxCells estimated cells (a talhão larger than that is a group alone).
-func spatialGroups(fields []grid.Field, maxCells int, o grid.Options) [][]grid.Field {
-	var groups [][]grid.Field
-	var cur []grid.Field
-	acc := 0.0
-	for _, p := range spatialOrder(fields, o) {
-		if len(cur) > 0 && acc+p.weight > float64(maxCells) {
-			groups = append(groups, cur)
-			cur, acc = nil, 0
+// alignedCuts returns n−1 non-decreasing indices into order: shard j+1
+// starts at order[cuts[j]]. Cut j is the position of lowest levelAt (then
+// nearest the equal split, then first) among those whose weight before it
+// lies within cutSlack of a mean shard of j+1 equal shares; when none
+// does (a talhão larger than the window), the position nearest the equal
+// split.
+func alignedCuts(order []placed, cum []float64, n int) []int {
+	mean := cum[len(order)] / float64(n)
+	cuts := make([]int, 0, max(n-1, 0))
+	prev := 0
+	for j := 1; j < n; j++ {
+		ideal := float64(j) * mean
+		lo, hi := ideal-cutSlack*mean, ideal+cutSlack*mean
+		best, bestLevel, bestDist := -1, 0, 0.0
+		for i := max(prev, sort.SearchFloat64s(cum, lo)); i <= len(order) && cum[i] <= hi; i++ {
+			l, d := levelAt(order, i), math.Abs(cum[i]-ideal)
+			if best < 0 || l < bestLevel || l == bestLevel && d < bestDist {
+				best, bestLevel, bestDist = i, l, d
+			}
 		}
-		cur = append(cur, p.field)
-		acc += p.weight
+		if best < 0 {
+			best = max(prev, min(sort.SearchFloat64s(cum, ideal), len(order)))
+			if best > prev && ideal-cum[best-1] < cum[best]-ideal {
+				best--
+			}
+		}
+		cuts = append(cuts, best)
+		prev = best
 	}
-	if len(cur) > 0 {
-		groups = append(groups, cur)
+	return cuts
+}
+
+// spatialGroups cuts the talhões, in spatial order, into groups of at most
+// maxCells estimated cells (a larger talhão is a group alone), each but the
+// last ending on the coarsest line of the tiling grid among the ends that
+// leave it at least 1 − 2 × cutSlack of maxCells.
+func spatialGroups(fields []grid.Field, maxCells int, o grid.Options) [][]grid.Field {
+	order, cum := spatialOrder(fields, o)
+	limit := float64(maxCells)
+	var groups [][]grid.Field
+	for s := 0; s < len(order); {
+		e := s + 1
+		for e < len(order) && cum[e+1]-cum[s] <= limit {
+			e++
+		}
+		if e < len(order) {
+			best, bestLevel := e, levelAt(order, e)
+			for i := e - 1; i > s && cum[i]-cum[s] >= (1-2*cutSlack)*limit; i-- {
+				if l := levelAt(order, i); l < bestLevel {
+					best, bestLevel = i, l
+				}
+			}
+			e = best
+		}
+		g := make([]grid.Field, 0, e-s)
+		for _, p := range order[s:e] {
+			g = append(g, p.field)
+		}
+		groups = append(groups, g)
+		s = e
 	}
 	return groups
 }

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/airbusgeo/godal"
+	"github.com/manejo/manejo/storage"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -17,8 +19,7 @@ import (
 // along the curve are neighbours on the ground.
 func TestHilbertKeyQuadtree(t *testing.T) {
 	const n = 1 << hilbertOrder
-	fr := frame{lon0: -56, lat0: -13, kx: 1, side: 1}
-	at := func(x, y int) uint64 { return fr.key(-56+(float64(x)+0.5)/n, -13+(float64(y)+0.5)/n) }
+	at := func(x, y int) uint64 { return hilbertKey(uint64(x), uint64(y)) }
 	rng := rand.New(rand.NewPCG(26, 2))
 	for range 200 {
 		x0, y0 := 4*rng.IntN(n/4), 4*rng.IntN(n/4)
@@ -52,10 +53,12 @@ func square(id string, lon, lat, side float64) grid.Field {
 }
 
 // TestSpatialShards: the assignment is the same whatever the input order,
-// each shard holds about a quarter of the cells (within the largest
-// talhão), and a shard holds a compact area: the talhões of a 10 × 10
-// checkerboard of blocks cut into 4 shards, each shard's bounding box at
-// most half the portfolio's area.
+// each shard holds about a quarter of the cells (within the slack a cut
+// may take to fall on a line of the tiling grid, plus the largest
+// talhão), and shards keep the imagery's blocks together: the talhões of
+// a 20 × 20 checkerboard over parts of four 20.48 km squares of the
+// Sentinel-2 grid cut into 4 shards, no 5.12 km square of that grid (a
+// 512-px block at 10 m) holds the centres of two shards' talhões.
 func TestSpatialShards(t *testing.T) {
 	var fields []grid.Field
 	rng := rand.New(rand.NewPCG(26, 3))
@@ -68,7 +71,7 @@ func TestSpatialShards(t *testing.T) {
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	b := spatialShards(shuffled, 4, grid.Options{})
 	weight := make([]float64, 4)
-	bounds := make([]orb.Bound, 4)
+	block := map[[3]int]int{}
 	total, largest := 0.0, 0.0
 	for _, f := range fields {
 		s := a[f.ID]
@@ -79,23 +82,16 @@ func TestSpatialShards(t *testing.T) {
 		weight[s] += w
 		total += w
 		largest = max(largest, w)
-		if weight[s] == w {
-			bounds[s] = f.Geometry.Bound()
-		} else {
-			bounds[s] = bounds[s].Union(f.Geometry.Bound())
+		epsg, x, y := grid.UTM(f.Geometry.Bound().Center())
+		sq := [3]int{epsg, int(math.Floor((x - testULX) / 5_120)), int(math.Floor((testULY - y) / 5_120))}
+		if o, ok := block[sq]; ok && o != s {
+			t.Errorf("shards %d and %d both hold talhões centred in the 5.12 km square %v", o, s, sq)
 		}
+		block[sq] = s
 	}
-	all := fields[0].Geometry.Bound()
-	for _, f := range fields {
-		all = all.Union(f.Geometry.Bound())
-	}
-	area := func(b orb.Bound) float64 { return (b.Max[0] - b.Min[0]) * (b.Max[1] - b.Min[1]) }
 	for s := range 4 {
-		if math.Abs(weight[s]-total/4) > largest {
-			t.Errorf("shard %d holds %.0f estimated cells, want %.0f ± %.0f", s, weight[s], total/4, largest)
-		}
-		if area(bounds[s]) > area(all)/2 {
-			t.Errorf("shard %d spans %.1f %% of the portfolio's bounding box", s, 100*area(bounds[s])/area(all))
+		if tol := 2*cutSlack*total/4 + largest; math.Abs(weight[s]-total/4) > tol {
+			t.Errorf("shard %d holds %.0f estimated cells, want %.0f ± %.0f", s, weight[s], total/4, tol)
 		}
 	}
 }
@@ -125,5 +121,113 @@ func TestSpatialGroups(t *testing.T) {
 	}
 	if len(seen) != len(fields) {
 		t.Errorf("%d talhões in groups, want %d", len(seen), len(fields))
+	}
+}
+
+// utmFields lays talhões given in UTM metres of EPSG:32721 (x, y of the
+// south-west corner, width, height) as lon/lat fields, through PROJ.
+func utmFields(t *testing.T, rects [][5]float64) []grid.Field {
+	t.Helper()
+	storage.InitGDAL()
+	utm, err := godal.NewSpatialRefFromEPSG(32721)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer utm.Close()
+	wgs, err := godal.NewSpatialRefFromEPSG(4326)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wgs.Close()
+	tr, err := godal.NewTransform(utm, wgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var out []grid.Field
+	for i, r := range rects {
+		x := []float64{r[0], r[0] + r[2], r[0] + r[2], r[0], r[0]}
+		y := []float64{r[1], r[1], r[1] + r[3], r[1] + r[3], r[1]}
+		if err := tr.TransformEx(x, y, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		ring := orb.Ring{}
+		for k := range x {
+			ring = append(ring, orb.Point{x[k], y[k]})
+		}
+		out = append(out, grid.Field{ID: fmt.Sprintf("U%04d", i), Geometry: orb.MultiPolygon{{ring}}})
+	}
+	return out
+}
+
+// The north-west corner of MGRS square 21L, column 7 (700 km E), row 86
+// (8,600–8,700 km N) on the Sentinel-2 grid: 699960 E, 8700000 N.
+const testULX, testULY = 699_960.0, 8_700_000.0
+
+// alignedTile lays a regular portfolio over the 20.48 km square whose
+// north-west corner is (col, row) squares of 20.48 km from the tile's
+// corner: k × k talhões of 300–900 m, many across a block line.
+func alignedTile(col, row, k int, rng *rand.Rand) [][5]float64 {
+	var rects [][5]float64
+	x0, y0 := testULX+float64(col)*20_480, testULY-float64(row+1)*20_480
+	step := 20_480 / float64(k)
+	for i := range k {
+		for j := range k {
+			w, h := 300+600*rng.Float64(), 300+600*rng.Float64()
+			cx, cy := x0+(float64(i)+0.5)*step, y0+(float64(j)+0.5)*step
+			rects = append(rects, [5]float64{cx - w/2, cy - h/2, w, h})
+		}
+	}
+	return rects
+}
+
+// TestSpatialShardsBlockAligned: on one 20.48 km square of the Sentinel-2
+// grid (one synthetic 2,048-px tile, or one 20 m block of a real one), 4
+// shards are its 10.24 km quadrants and 16 its 5.12 km squares — whole
+// COG blocks of 512-px tiles at 20 and 10 m — whatever the talhões that
+// reach across those lines; over 10 such squares, 5 shards take 2 whole
+// squares each.
+func TestSpatialShardsBlockAligned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	one := alignedTile(2, 1, 32, rng)
+	fields := utmFields(t, one)
+	for _, c := range []struct{ n, side int }{{4, 10_240}, {16, 5_120}} {
+		at := spatialShards(fields, c.n, grid.Options{})
+		square := map[int][2]int{}
+		for i, f := range fields {
+			r := one[i]
+			sq := [2]int{int(math.Floor((r[0] + r[2]/2 - testULX) / float64(c.side))), int(math.Floor((testULY - r[1] - r[3]/2) / float64(c.side)))}
+			s := at[f.ID]
+			if got, ok := square[s]; ok && got != sq {
+				t.Fatalf("%d shards: shard %d holds talhões centred in squares %v and %v of %d m", c.n, s, got, sq, c.side)
+			}
+			square[s] = sq
+		}
+		if len(square) != c.n {
+			t.Errorf("%d shards: %d hold talhões", c.n, len(square))
+		}
+	}
+	var many [][5]float64
+	for k := range 10 {
+		many = append(many, alignedTile(k%4, k/4, 8, rng)...)
+	}
+	fields = utmFields(t, many)
+	at := spatialShards(fields, 5, grid.Options{})
+	tileOf := map[int]int{}
+	count := map[int]int{}
+	for i, f := range fields {
+		tile := i / 64
+		if s, ok := tileOf[tile]; ok && s != at[f.ID] {
+			t.Fatalf("square %d split between shards %d and %d", tile, s, at[f.ID])
+		}
+		if _, ok := tileOf[tile]; !ok {
+			count[at[f.ID]]++
+		}
+		tileOf[tile] = at[f.ID]
+	}
+	for s := range 5 {
+		if count[s] != 2 {
+			t.Errorf("shard %d holds %d squares, want 2", s, count[s])
+		}
 	}
 }

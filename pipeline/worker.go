@@ -881,7 +881,10 @@ func paramsHash(cfg Config, finger map[string]string) string {
 		b.WriteString("undeclared-practices-as-zero\n")
 	}
 	if cfg.Shard.Count > 1 && cfg.ShardBy != ShardByHash { // likewise: hash-sharded folders keep their hash
-		fmt.Fprintf(&b, "shard-by=%s\n", cfg.ShardBy)
+		// shard-grid: cut on the tiling grid's block lines (issue 26), not
+		// the portfolio's bounding square, so a folder started with the
+		// earlier spatial cut is computed again, not resumed with other talhões.
+		fmt.Fprintf(&b, "shard-by=%s\nshard-grid=s2-blocks\n", cfg.ShardBy)
 	}
 	if cfg.MaxCellScenes != 0 { // likewise: it decides which talhões are refused
 		fmt.Fprintf(&b, "max-cell-scenes=%d\n", cfg.MaxCellScenes)
