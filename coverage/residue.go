@@ -81,7 +81,7 @@ const (
 
 // residueLaws are the residue types with a published decomposition rate.
 var residueLaws = []ResidueLaw{
-	{Name: "soybean", HalfLifeDays: 65, Source: "soybean residue decomposes about twice as fast as maize's (low C:N): Gonçalves et al. 2010 (Embrapa Soja BPD 3); Pesq. Agropec. Bras. 41(4), 2006 (soybean in litter bags); value as recalled, not checked offline"},
+	{Name: "soybean", HalfLifeDays: 120, Source: "soybean and maize residues decompose at similar rates on the surface of no-till fields: Gonçalves et al. 2010 (Embrapa Soja, Boletim de Pesquisa e Desenvolvimento 3: 12 years of litter bags in Londrina-PR, \"semelhanças na velocidade de decomposição dos resíduos de milho e soja\"); Ghidey & Alberts 1993 (surface residues lost 66 % of their mass in one year, maize and soybean alike); so maize's half-life (checked 2026-12-01; the 65 d used before cited Pesq. Agropec. Bras. 41(4), 2006, which is soybean cut green as green manure, not harvest residue)"},
 	{Name: "maize", HalfLifeDays: 120, Source: "safrinha maize straw, Sorriso-MT: 14.18 → 6.45 t/ha in 140 days (Cavalli et al. 2015, XXXV CBCS), T½ ≈ 123 d; maize + B. ruziziensis straw, western Bahia Cerrado, T½ 115 d (Rev. Bras. Ciênc. Solo 38(6), 2014)"},
 	{Name: "millet", HalfLifeDays: 100, Source: "pearl millet cover straw in the Cerrado: Torres et al. 2005 (Rev. Bras. Ciênc. Solo 29); Costa et al. 2015 (Biosci. J. 31(3)); value as recalled, not checked offline"},
 	{Name: "brachiaria", HalfLifeDays: 115, Source: "Urochloa ruziziensis straw with maize, western Bahia Cerrado, T½ 115 d (Rev. Bras. Ciênc. Solo 38(6), 2014); Acosta et al. 2014 (Ciência Rural 44(5)) on the amount's effect"},
