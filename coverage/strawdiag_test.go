@@ -121,3 +121,52 @@ func TestStrawMisfits(t *testing.T) {
 			sort.SearchFloat64s(ms, 0.0025), sort.SearchFloat64s(ms, 0.003), sort.SearchFloat64s(ms, 0.004), len(ms))
 	}
 }
+
+// TestStrawSeasonCorr measures, on the tuning seed, the correlation of
+// the three seasons' cover errors within a talhão (declared and not) and
+// the C error against its interval's half-width.
+func TestStrawSeasonCorr(t *testing.T) {
+	if !*strawDiag {
+		t.Skip("diagnostics: run with -strawdiag")
+	}
+	for _, declare := range []bool{false, true} {
+		r := runHarderDeclared(*hardTuneN, 6, *hardTuneSeed, pheno.SpectraVaried, nil, declare)
+		var sxy, sxx, syy float64
+		var zs []float64
+		for k := 0; k+2 < len(r.seasons); k += 3 {
+			s := r.seasons[k : k+3]
+			ok := true
+			var e [3]float64
+			for i := range s {
+				if math.IsNaN(s[i].est) {
+					ok = false
+					break
+				}
+				// standardised by the half-width on the error's side
+				h := (s[i].hi - s[i].lo) / 2 / 1.645
+				e[i] = (s[i].est - s[i].truth) / math.Max(h, 1)
+			}
+			if !ok {
+				continue
+			}
+			for i := 0; i < 3; i++ {
+				for j := i + 1; j < 3; j++ {
+					sxy += e[i] * e[j]
+				}
+				sxx += e[i] * e[i]
+			}
+			_ = syy
+		}
+		rho := sxy / 3 / (sxx / 3)
+		for _, c := range r.cs {
+			if c.ok {
+				zs = append(zs, (c.est-c.truth)/math.Max((c.hi-c.lo)/2/1.645, 0.5))
+			}
+		}
+		var m2 float64
+		for _, z := range zs {
+			m2 += z * z
+		}
+		t.Logf("declare %v: season standardised-error correlation %.3f; C z rms %.3f (1 = calibrated Gaussian)", declare, rho, math.Sqrt(m2/float64(len(zs))))
+	}
+}
