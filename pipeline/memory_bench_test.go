@@ -17,7 +17,7 @@ import (
 // memArchive is the archive of issue 15's memory target: one synthetic
 // Sentinel-2 tile of 30 × 30 km (3,000 px of 10 m) holding 600 talhões,
 // an acquisition every 30 days from 2025-09-01 to 2026-06-30 (11 scenes):
-// `manejo synth --seed 7 --fields 600 --size 3000 --revisit 30 --start
+// `manejo synth --seed 7 --talhoes 600 --size 3000 --revisit 30 --start
 // 2025-09-01 --end 2026-06-30`.
 var memArchive = synth.Options{
 	Seed: 7, Fields: 600, SceneSizePx: 3000, RevisitDays: 30,
@@ -105,7 +105,7 @@ func memArchiveDir(b *testing.B, bin string) string {
 		return dir
 	}
 	os.RemoveAll(dir)
-	cmd := exec.Command(bin, "synth", "--out", dir, "--seed", fmt.Sprint(o.Seed), "--fields", fmt.Sprint(o.Fields),
+	cmd := exec.Command(bin, "synth", "--out", dir, "--seed", fmt.Sprint(o.Seed), "--talhoes", fmt.Sprint(o.Fields),
 		"--size", fmt.Sprint(o.SceneSizePx), "--revisit", fmt.Sprint(o.RevisitDays),
 		"--start", o.Start.Format(time.DateOnly), "--end", o.End.Format(time.DateOnly))
 	if out, err := cmd.CombinedOutput(); err != nil {

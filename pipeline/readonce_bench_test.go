@@ -20,7 +20,7 @@ import (
 
 // denseArchive is issue 26's dense portfolio: 400 talhões on one
 // 20 × 20 km Sentinel-2 tile (2,048 px of 10 m, 512-px COG tiles), a scene
-// every 10 days for a year (37 scenes): `manejo synth --fields 400 --size
+// every 10 days for a year (37 scenes): `manejo synth --talhoes 400 --size
 // 2048 --blocksize 512 --revisit 10 --start 2025-07-01 --end 2026-06-30
 // --seed 3`.
 var denseArchive = synth.Options{

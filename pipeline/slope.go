@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/slope"
@@ -12,7 +13,7 @@ import (
 type SlopeConfig struct {
 	Fields, IDField string
 	DEM             string // any GDAL raster; local, s3:// or https://
-	Jobs            int    // talhões computed at once; default 1
+	Workers         int    // talhões computed at once; default GOMAXPROCS
 }
 
 // SlopeResult is the slope of every readable talhão, in source order, with
@@ -24,7 +25,7 @@ type SlopeResult struct {
 }
 
 // Slopes opens the DEM, reads the talhões and computes the slope of each
-// one, Jobs at a time. It fails only when the DEM cannot be opened or ctx
+// one, Workers at a time. It fails only when the DEM cannot be opened or ctx
 // is done.
 func Slopes(ctx context.Context, cfg SlopeConfig) (SlopeResult, error) {
 	// s3:// DEMs and talhões go through GDAL's /vsis3/ with the same AWS
@@ -37,6 +38,10 @@ func Slopes(ctx context.Context, cfg SlopeConfig) (SlopeResult, error) {
 	defer d.Close()
 	fields, readErrs := grid.Read(ctx, cfg.Fields, grid.ReadOptions{IDField: cfg.IDField})
 	res := SlopeResult{Unreadable: readErrs}
-	res.Results, res.Errs = d.Fields(ctx, fields, cfg.Jobs)
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	res.Results, res.Errs = d.Fields(ctx, fields, workers)
 	return res, ctx.Err()
 }

@@ -360,25 +360,9 @@ func (r *run) openSTACDEM(ctx context.Context, coll string, owned []grid.Field) 
 // scenes without their QA asset (copies: the built-in profiles and the
 // caller's stay as they were).
 func (c *Config) allowMissingQA() error {
-	if len(c.AllowMissingQA) == 0 {
-		return nil
-	}
-	profiles := map[string]*series.Profile{}
-	for k, p := range c.SeriesProfiles {
-		profiles[k] = p
-	}
-	builtin := series.Profiles()
-	for _, coll := range c.AllowMissingQA {
-		p := profiles[coll]
-		if p == nil {
-			p = builtin[coll]
-		}
-		if p == nil {
-			return fmt.Errorf("%w: --allow-missing-qa %s: no sensor profile reads that collection", ErrConfig, coll)
-		}
-		cp := *p
-		cp.QAOptional = true
-		profiles[coll] = &cp
+	profiles, err := series.AllowMissingQA(c.SeriesProfiles, c.AllowMissingQA)
+	if err != nil {
+		return fmt.Errorf("%w: --allow-missing-qa %w", ErrConfig, err)
 	}
 	c.SeriesProfiles = profiles
 	return nil

@@ -93,6 +93,35 @@ func Profiles() map[string]*Profile {
 	}
 }
 
+// AllowMissingQA returns the profiles of overrides (collection → profile,
+// may be nil) with, for each collection listed, a copy of its profile (the
+// override's, else the built-in one) that reads scenes lacking their QA
+// asset (QAOptional). overrides and the built-in profiles are left as they
+// were. A collection no profile reads is an error naming it.
+func AllowMissingQA(overrides map[string]*Profile, collections []string) (map[string]*Profile, error) {
+	if len(collections) == 0 {
+		return overrides, nil
+	}
+	out := make(map[string]*Profile, len(overrides)+len(collections))
+	for k, p := range overrides {
+		out[k] = p
+	}
+	builtin := Profiles()
+	for _, coll := range collections {
+		p := out[coll]
+		if p == nil {
+			p = builtin[coll]
+		}
+		if p == nil {
+			return nil, fmt.Errorf("%s: no sensor profile reads that collection", coll)
+		}
+		cp := *p
+		cp.QAOptional = true
+		out[coll] = &cp
+	}
+	return out, nil
+}
+
 // sentinel2Profile reads Sentinel-2 L2A (Earth Search and band-number keys).
 func sentinel2Profile(name string) *Profile {
 	return &Profile{

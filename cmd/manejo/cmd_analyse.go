@@ -47,7 +47,7 @@ func (f *analyseFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
 	fs.StringVar(&f.cnpj, "cnpj-empresa-sensoriamento", os.Getenv(operatorCNPJEnv), "CNPJ of the remote-sensing company, written as cnpjEmpresaSensoriamento in every payload (default $"+operatorCNPJEnv+")")
 	fs.BoolVar(&f.tc.UndeclaredPracticesAsZero, "undeclared-practices-as-zero", false, "send plantioContorno/terraceamento 0 for a talhão whose table has no plantio_contorno/terraceamento (SINM requires both; without this flag its payload is held back)")
-	fs.IntVar(&f.tc.Workers, "workers", 0, "talhões analysed at once (default: all cores)")
+	workersFlag(fs, &f.tc.Workers)
 	fs.IntVar(&f.tc.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in points × scenes (dates; about 1.6 KB each here): a talhão over it fails with the reason, its rows dropped as soon as it passes it; 0 = %d, -1 = no cap", series.DefaultMaxCellScenes))
 	fs.BoolVar(&f.tc.Force, "force", false, "recompute even when a previous analysis of the same inputs is complete")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines (errors are still printed)")

@@ -102,8 +102,7 @@ func runCachePrune(ctx context.Context, args []string, stdout, stderr io.Writer)
 	loc := fs.String("cache", "", "the cache: local folder or s3://bucket/prefix/ (required)")
 	older := fs.String("older-than", "", "remove partitions written longer ago than this: days (90d) or a Go duration (2160h)")
 	var o cache.PruneOptions
-	fs.StringVar(&o.Fields, "fields", "", "the portfolio's talhões file: partitions of other talhões are removed")
-	fs.StringVar(&o.IDField, "id-field", "id", "property holding the talhão id in --fields")
+	talhoesFlags(fs, &o.Fields, &o.IDField)
 	fs.BoolVar(&o.DryRun, "dry-run", false, "list what would be removed, remove nothing")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -23,14 +23,13 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if len(args) == 0 || args[0] != "search" {
 		return usagef("usage: manejo catalog search --api URL --collections C [--fields F | --bbox W,S,E,N] --from D --to D --out items.json")
 	}
-	fs := newFlagSet("catalog search", "catalog search --api URL --collections C [--fields F | --bbox W,S,E,N] --from D --to D --out items.json", stderr)
+	fs := newFlagSet("catalog search", "catalog search --api URL --collections C [--fields F | --bbox W,S,E,N] --from D --to D --out items.json\n\nThe footprint searched is that of the talhões of --fields, or --bbox", stderr)
 	var cfg pipeline.FreezeConfig
 	var cols stringList
 	var bbox, from, to string
 	fs.StringVar(&cfg.API, "api", "", "STAC API root URL (required)")
 	fs.Var(&cols, "collections", "collections to search, comma-separated (default per API, see docs/stac-api.md)")
-	fs.StringVar(&cfg.Fields, "fields", "", "talhões whose footprints are searched (GeoJSON or any OGR vector)")
-	fs.StringVar(&cfg.IDField, "id-field", "id", "property holding the talhão id")
+	talhoesFlags(fs, &cfg.Fields, &cfg.IDField)
 	fs.StringVar(&bbox, "bbox", "", "footprint west,south,east,north in degrees (instead of --fields)")
 	fs.StringVar(&from, "from", "", "first day, YYYY-MM-DD")
 	fs.StringVar(&to, "to", "", "last day, YYYY-MM-DD")

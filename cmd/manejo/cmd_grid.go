@@ -28,10 +28,10 @@ type gridReport struct {
 }
 
 func runGrid(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("grid", "grid --fields F --out cells.geojson|cells.parquet [--id-field id] [--cell-ha X] [--edge-buffer-m 15] [--report status.json]", stderr)
-	fields := fs.String("fields", "", "talhões: GeoJSON, GeoPackage, Shapefile, KML or any OGR vector; local path, s3://bucket/key or https:// URL (required)")
+	fs := newFlagSet("grid", "grid --fields F --out cells.geojson|cells.parquet [--id-field id] [--cell-ha X] [--edge-buffer-m 15] [--report status.json]\n\n--fields and --out are required", stderr)
+	fields, idField := new(string), new(string)
+	talhoesFlags(fs, fields, idField)
 	out := fs.String("out", "", "output file: .geojson (cell centres as Points) or .parquet (GeoParquet cells) (required)")
-	idField := fs.String("id-field", grid.DefaultIDField, "property holding the talhão id")
 	cellHa := fs.Float64("cell-ha", 0, "cell area in hectares, inside the legal range of every talhão (1–5 ha under 100 ha, 5–10 ha from 100 ha); 0 = smallest legal size")
 	buffer := fs.Float64("edge-buffer-m", grid.DefaultEdgeBufferM, "minimum distance in metres from a cell centre to the talhão boundary")
 	report := fs.String("report", "", "write the per-talhão status as JSON to this file")

@@ -28,19 +28,6 @@ func init() {
 	register(&command{name: "run", synopsis: "run the whole pipeline over a portfolio of talhões (grid → series → T, C, slope → outputs)", run: runRun})
 }
 
-// stringList is a repeatable (or comma-separated) string flag.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error {
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			*l = append(*l, s)
-		}
-	}
-	return nil
-}
-
 // runFlags are the flags of manejo run.
 type runFlags struct {
 	cfg                                  pipeline.Config
@@ -55,12 +42,10 @@ type runFlags struct {
 
 // define declares the flags on fs.
 func (f *runFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.cfg.Fields, "fields", "", "talhões: GeoJSON, GeoPackage, Shapefile or KML; local path, s3:// or https:// (required)")
-	fs.StringVar(&f.cfg.IDField, "id-field", "id", "property holding the talhão id")
-	fs.StringVar(&f.cfg.Catalog, "catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or NDJSON; local, s3:// or https://; or a STAC API root URL, searched by the talhões' footprint and dates (required)")
-	fs.Var(&f.noQA, "allow-missing-qa", "read this collection's scenes that lack their QA asset (an NDVI-only cube) unmasked, their observations flagged no-qa (repeatable or comma-separated)")
-	fs.Var(&f.collections, "collections", "collections searched when --catalog is a STAC API (comma-separated; default per API, see docs/stac-api.md)")
-	fs.StringVar(&f.cfg.DEM, "dem", "", "DEM for slope: any GDAL raster (NASADEM 1″, a VRT mosaic, a COG on s3://); empty leaves slope missing")
+	talhoesFlags(fs, &f.cfg.Fields, &f.cfg.IDField)
+	catalogFlags(fs, &f.cfg.Catalog, &f.collections)
+	readRuleFlags(fs, &f.allow, &f.noQA)
+	demFlag(fs, &f.cfg.DEM)
 	fs.StringVar(&f.cfg.Crops, "crops", "", "declared crop history CSV, the table of manejo classify --crops ("+strings.Join(classify.CropsColumns, ",")+"): each season's straw is read with the residue of the crop that ended last before its sowing (docs/coverage.md)")
 	fs.StringVar(&f.cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
 	fs.StringVar(&f.cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
@@ -78,7 +63,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.ReadPass, "read-pass", pipeline.ReadPassAuto, "read each scene once for neighbouring talhões before the batches: auto (when the imagery is remote), on or off; outputs are unchanged (docs/performance.md)")
 	fs.IntVar(&f.cfg.ReadCells, "read-cells", pipeline.DefaultReadCells, "cells of one group of the read pass: larger groups read fewer tiles twice and hold more in flight")
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
-	fs.IntVar(&f.cfg.Workers, "workers", 0, "talhões analysed and scenes read at once (default: all cores)")
+	workersFlag(fs, &f.cfg.Workers)
 	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
 	fs.DurationVar(&f.cfg.RetryBudget, "retry-budget", series.DefaultRetryBudget, "how long reads of a scene (or of a whole bucket or host) that keep failing transiently are retried, from their first failure; then its talhões end incomplete for this run, no payload, read again by the next run (docs/deploy.md)")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
@@ -89,7 +74,6 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.Cache, "cache", "", "observation cache, local folder or s3://bucket/prefix/: scenes it holds for a talhão are not read again; outputs are unchanged (docs/cache.md)")
 	fs.Float64Var(&f.cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
 	fs.Float64Var(&f.cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
-	fs.Var(&f.allow, "allow-href-prefix", "only read assets whose href starts with this prefix (repeatable)")
 	fs.Float64Var(&f.tp.K, "tillage-k", f.tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
 	fs.Float64Var(&f.tp.MinCellFraction, "tillage-min-cells", f.tp.MinCellFraction, "share of interior cells that must break for a talhão event")
 	fs.Float64Var(&f.cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are left out of the straw reading (default 0.5 with the unmixing estimator, 0.3 with the NDTI ones; see docs/coverage.md)")
@@ -215,7 +199,7 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 }
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [flags]", stderr)
+	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [--dem D] [flags]\n\n--fields, --catalog, --season, the satellite codes and --out are required; without --dem slope is missing", stderr)
 	f := runFlags{tp: tillage.DefaultParams()}
 	f.define(fs)
 	if err := parseFlags(fs, args); err != nil {

@@ -7,12 +7,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/storage"
@@ -43,35 +41,35 @@ type seriesReport struct {
 }
 
 func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("series", "series --fields F --catalog C --out obs.parquet [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N] [--allow-href-prefix P,...]", stderr)
-	fields := fs.String("fields", "", "talhões: GeoJSON, GeoPackage, Shapefile, KML or any OGR vector; local, s3:// or https:// (required)")
-	catalog := fs.String("catalog", "", "STAC ItemCollection JSON, directory of Item JSON files, or newline-delimited Items; local, s3:// or https://; or a STAC API root (required)")
-	var cols stringList
-	fs.Var(&cols, "collections", "collections searched when --catalog is a STAC API (comma-separated; default per API)")
+	fs := newFlagSet("series", "series --fields F --catalog C --out obs.parquet [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--workers N] [--allow-href-prefix P,...]\n\n--fields, --catalog and --out are required; --workers counts scenes read at once (one GDAL dataset per asset per worker)", stderr)
+	var fields, idField, catalog string
+	var cols, allow, noQA stringList
+	var workers int
+	talhoesFlags(fs, &fields, &idField)
+	catalogFlags(fs, &catalog, &cols)
 	out := fs.String("out", "", "observations: .parquet (observations dataset) or .csv; local path or s3:// (required)")
-	idField := fs.String("id-field", grid.DefaultIDField, "property holding the talhão id")
 	from := fs.String("from", "", "first acquisition date, YYYY-MM-DD (default: no limit)")
 	to := fs.String("to", "", "last acquisition date, YYYY-MM-DD (default: no limit)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "scenes read at once (one GDAL dataset per asset per worker)")
-	allow := fs.String("allow-href-prefix", "", "comma-separated prefixes asset hrefs must start with (after resolving relative hrefs); others are skipped as bad-href")
+	workersFlag(fs, &workers)
+	readRuleFlags(fs, &allow, &noQA)
 	profiles := fs.String("collection-profile", "", "comma-separated collection=profile pairs, to read a collection with a built-in profile (e.g. sentinel-2-c1-l2a=sentinel-2-l2a)")
-	noQA := fs.Bool("allow-missing-qa", false, "sample items without their QA asset (SCL, QA_PIXEL, Fmask, reliability, state) unmasked instead of skipping them")
 	report := fs.String("report", "", "write the run report (scenes, skips by reason, problems, IN 6.5 gaps) as JSON to this file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkIDField(*idField); err != nil {
+	if err := checkIDField(idField); err != nil {
 		return err
 	}
 	switch {
-	case *fields == "":
+	case fields == "":
 		return usagef("--fields is required")
-	case *catalog == "":
+	case catalog == "":
 		return usagef("--catalog is required")
 	case *out == "":
 		return usagef("--out is required")
-	case *workers < 1:
-		return usagef("--workers %d: want at least 1", *workers)
+	}
+	if err := countFlags(map[string]int{"--workers": workers}); err != nil {
+		return err
 	}
 	if ext := strings.ToLower(filepath.Ext(*out)); ext != ".parquet" && ext != ".csv" {
 		return usagef("--out %s: want a .parquet or .csv file", *out)
@@ -79,28 +77,27 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := writableLoc("--out", *out); err != nil {
 		return err
 	}
-	if err := staticCollections(*catalog, cols); err != nil {
+	if err := staticCollections(catalog, cols); err != nil {
 		return err
 	}
-	o := series.Options{Workers: *workers}
+	o := series.Options{Workers: workers}
 	var err error
 	if o.From, o.To, err = seriesDates(*from, *to); err != nil {
 		return err
 	}
-	if o.Profiles, err = seriesProfiles(*profiles, *noQA); err != nil {
+	if o.Profiles, err = seriesProfiles(*profiles, noQA); err != nil {
 		return err
 	}
-	prefixes, err := hrefPrefixes(*allow)
-	if err != nil {
-		return err
+	if err := series.CheckHrefPrefixes(allow); err != nil {
+		return usagef("%v", err)
 	}
 	for k, v := range storage.GDALConfig() {
 		o.GDALConfig = append(o.GDALConfig, k+"="+v)
 	}
 	start := time.Now()
-	res, err := pipeline.Series(ctx, pipeline.SeriesConfig{Fields: *fields, IDField: *idField, Catalog: *catalog,
-		AllowHrefPrefix: prefixes, Collections: cols, Sample: o, Out: *out, Version: version})
-	rep := seriesReportOf(res, *fields, *catalog, *out, time.Since(start))
+	res, err := pipeline.Series(ctx, pipeline.SeriesConfig{Fields: fields, IDField: idField, Catalog: catalog,
+		AllowHrefPrefix: allow, Collections: cols, Sample: o, Out: *out, Version: version})
+	rep := seriesReportOf(res, fields, catalog, *out, time.Since(start))
 	printSeriesSkips(stderr, res)
 	if err != nil {
 		return err
@@ -119,21 +116,6 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return partialError(len(rep.Failed), len(rep.Failed)+res.Talhoes)
 	}
 	return nil
-}
-
-// hrefPrefixes splits --allow-href-prefix's comma-separated list and checks
-// each prefix; a bad one is a usage error (exit 2).
-func hrefPrefixes(allow string) ([]string, error) {
-	var prefixes []string
-	for _, p := range strings.Split(allow, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			prefixes = append(prefixes, p)
-		}
-	}
-	if err := series.CheckHrefPrefixes(prefixes); err != nil {
-		return nil, usagef("%v", err)
-	}
-	return prefixes, nil
 }
 
 // seriesDates parses --from and --to (empty = no limit).
@@ -161,7 +143,7 @@ func seriesDates(from, to string) (time.Time, time.Time, error) {
 
 // seriesProfiles reads --collection-profile (collection=profile pairs) and
 // --allow-missing-qa into profile overrides; nil when neither is given.
-func seriesProfiles(pairs string, noQA bool) (map[string]*series.Profile, error) {
+func seriesProfiles(pairs string, noQA []string) (map[string]*series.Profile, error) {
 	builtin := series.Profiles()
 	var out map[string]*series.Profile
 	if pairs != "" {
@@ -179,18 +161,9 @@ func seriesProfiles(pairs string, noQA bool) (map[string]*series.Profile, error)
 			out[c] = builtin[p]
 		}
 	}
-	if noQA {
-		if out == nil {
-			out = map[string]*series.Profile{}
-		}
-		for c, p := range builtin {
-			if _, set := out[c]; !set {
-				out[c] = p
-			}
-		}
-		for _, p := range out {
-			p.QAOptional = true
-		}
+	out, err := series.AllowMissingQA(out, noQA)
+	if err != nil {
+		return nil, usagef("--allow-missing-qa %v", err)
 	}
 	return out, nil
 }

@@ -28,7 +28,7 @@ func TestSeriesCommand(t *testing.T) {
 	}
 	out := filepath.Join(dir, "obs.parquet")
 	rep := filepath.Join(dir, "report.json")
-	code, _, stderr := runCLI(t, "series", "--fields", fields, "--catalog", catalog, "--out", out, "--report", rep, "--allow-missing-qa", "--workers", "2",
+	code, _, stderr := runCLI(t, "series", "--fields", fields, "--catalog", catalog, "--out", out, "--report", rep, "--allow-missing-qa", "modis-13Q1-061", "--workers", "2",
 		// The catalog names files outside its folder: allowed explicitly.
 		"--allow-href-prefix", "../../testdata/realdata/")
 	if code != exitOK {
@@ -70,7 +70,7 @@ func TestSeriesCommand(t *testing.T) {
 	apiOut := filepath.Join(dir, "obs-api.parquet")
 	realdata, _ := filepath.Abs("../../testdata/realdata/")
 	code, _, stderr = runCLI(t, "series", "--fields", fields, "--catalog", srv.URL, "--collections", "modis-13Q1-061", "--out", apiOut,
-		"--allow-missing-qa", "--workers", "2", "--allow-href-prefix", realdata)
+		"--allow-missing-qa", "modis-13Q1-061", "--workers", "2", "--allow-href-prefix", realdata)
 	if code != exitOK {
 		t.Fatalf("series against the API: exit %d, stderr %s", code, stderr)
 	}

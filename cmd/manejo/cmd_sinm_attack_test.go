@@ -36,7 +36,7 @@ func runFolder(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	arch, out := filepath.Join(dir, "archive"), filepath.Join(dir, "out")
-	if code, so, se := runCLI(t, "synth", "--out", arch, "--seed", "1", "--fields", "3", "--start", "2025-09-01", "--end", "2026-07-30", "--revisit", "10", "--size", "512"); code != exitOK {
+	if code, so, se := runCLI(t, "synth", "--out", arch, "--seed", "1", "--talhoes", "3", "--start", "2025-09-01", "--end", "2026-07-30", "--revisit", "10", "--size", "512"); code != exitOK {
 		t.Fatalf("synth: exit %d\n%s%s", code, so, se)
 	}
 	fields := filepath.Join(arch, "talhoes.geojson")

@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -46,19 +45,20 @@ type slopeRow struct {
 }
 
 func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("slope", "slope --fields F --dem D [--out slope.csv|slope.json] [--id-field id] [--jobs N]", stderr)
-	fields := fs.String("fields", "", "talhões: GeoJSON or any OGR vector; local path, s3:// or https://")
-	dem := fs.String("dem", "", "DEM: any GDAL raster (NASADEM 1″ GeoTIFF/HGT, VRT mosaic, COG); local, s3:// or https://")
+	fs := newFlagSet("slope", "slope --fields F --dem D [--out slope.csv|slope.json] [--id-field id] [--workers N]\n\n--fields and --dem are required; --workers counts talhões computed at once", stderr)
+	var fields, idField, dem string
+	var workers int
+	talhoesFlags(fs, &fields, &idField)
+	demFlag(fs, &dem)
 	out := fs.String("out", "", "write the results to this .csv or .json file instead of printing a table")
-	idField := fs.String("id-field", "id", "property holding the talhão id")
-	jobs := fs.Int("jobs", runtime.NumCPU(), "talhões computed in parallel")
+	workersFlag(fs, &workers)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkIDField(*idField); err != nil {
+	if err := checkIDField(idField); err != nil {
 		return err
 	}
-	if *fields == "" || *dem == "" {
+	if fields == "" || dem == "" {
 		return usagef("--fields and --dem are required")
 	}
 	format := ""
@@ -75,11 +75,11 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	if *jobs < 1 {
-		return usagef("--jobs %d: want at least 1", *jobs)
+	if err := countFlags(map[string]int{"--workers": workers}); err != nil {
+		return err
 	}
 
-	res, err := pipeline.Slopes(ctx, pipeline.SlopeConfig{Fields: *fields, IDField: *idField, DEM: *dem, Jobs: *jobs})
+	res, err := pipeline.Slopes(ctx, pipeline.SlopeConfig{Fields: fields, IDField: idField, DEM: dem, Workers: workers})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runSlope(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if len(res.Results) == 0 && failed > 0 {
-		return fmt.Errorf("read talhões %s: no talhão read", *fields)
+		return fmt.Errorf("read talhões %s: no talhão read", fields)
 	}
 	results := make([]slopeRow, len(res.Results))
 	for i, r := range res.Results {

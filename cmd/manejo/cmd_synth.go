@@ -15,10 +15,10 @@ func init() {
 }
 
 func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("synth", "synth --out DIR [--seed N] [--fields N] [flags]", stderr)
+	fs := newFlagSet("synth", "synth --out DIR [--seed N] [--talhoes N] [flags]", stderr)
 	out := fs.String("out", "", "output directory (created if missing; required)")
 	seed := fs.Int64("seed", 1, "random seed: the same seed gives byte-identical files")
-	fields := fs.Int("fields", synth.DefaultFields, "number of talhões (the first 6 are designed, more are random)")
+	talhoes := fs.Int("talhoes", synth.DefaultFields, "number of talhões (the first 6 are designed, more are random)")
 	start := fs.String("start", synth.DefaultStart.Format("2006-01-02"), "first acquisition date")
 	end := fs.String("end", synth.DefaultEnd.Format("2006-01-02"), "last acquisition date (included)")
 	revisit := fs.Int("revisit", synth.DefaultRevisitDays, "days between acquisitions")
@@ -34,7 +34,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := localLoc("--out", *out); err != nil {
 		return err
 	}
-	o := synth.Options{Out: *out, Seed: *seed, Fields: *fields, RevisitDays: *revisit,
+	o := synth.Options{Out: *out, Seed: *seed, Fields: *talhoes, RevisitDays: *revisit,
 		SceneSizePx: *size, BlockSize: *block, CloudScale: *clouds}
 	var err error
 	if o.Start, err = time.Parse("2006-01-02", *start); err != nil {
@@ -43,12 +43,12 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.End, err = time.Parse("2006-01-02", *end); err != nil {
 		return usagef("--end: %v", err)
 	}
-	if *fields < 1 {
-		return usagef("--fields %d: want at least 1", *fields)
+	if *talhoes < 1 {
+		return usagef("--talhoes %d: want at least 1", *talhoes)
 	}
 	t0 := time.Now()
 	tr, err := synth.Generate(ctx, o)
-	if errors.Is(err, synth.ErrOptions) { // bad --size, --blocksize, --fields...
+	if errors.Is(err, synth.ErrOptions) { // bad --size, --blocksize, --talhoes...
 		return usagef("%v", err)
 	}
 	if err != nil {
