@@ -99,8 +99,15 @@ func peakRSS(b *testing.B, bin, dir, fields string, n int) float64 {
 func memArchiveDir(b *testing.B, bin string) string {
 	b.Helper()
 	o := memArchive
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d-r%d-%s-%s",
-		o.Seed, o.Fields, o.SceneSizePx, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102")))
+	block, tiles := "", ""
+	if o.BlockSize != 0 {
+		block = fmt.Sprintf("-b%d", o.BlockSize)
+	}
+	if o.Tiles > 0 {
+		tiles = fmt.Sprintf("-t%d", o.Tiles)
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d%s-r%d-%s-%s%s",
+		o.Seed, o.Fields, o.SceneSizePx, block, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102"), tiles))
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir
 	}
@@ -118,11 +125,19 @@ func memArchiveDir(b *testing.B, bin string) string {
 }
 
 // benchArchiveDir builds the synthetic archive o once per machine and keeps it
-// in the temporary folder for later runs.
+// in the temporary folder for later runs (its name holds every option
+// that shapes it).
 func benchArchiveDir(b *testing.B, o synth.Options) string {
 	b.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d-r%d-%s-%s",
-		o.Seed, o.Fields, o.SceneSizePx, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102")))
+	block, tiles := "", ""
+	if o.BlockSize != 0 {
+		block = fmt.Sprintf("-b%d", o.BlockSize)
+	}
+	if o.Tiles > 0 {
+		tiles = fmt.Sprintf("-t%d", o.Tiles)
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d%s-r%d-%s-%s%s",
+		o.Seed, o.Fields, o.SceneSizePx, block, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102"), tiles))
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir
 	}

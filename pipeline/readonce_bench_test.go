@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -52,7 +51,7 @@ func (c *cogCounter) match(r *http.Request) bool {
 	return false // count only: no fault
 }
 
-// readCase is one way of running the dense portfolio.
+// readCase is one way of running a portfolio.
 type readCase struct {
 	name      string
 	batchSize int    // 0: the default
@@ -61,6 +60,8 @@ type readCase struct {
 	shardBy   string // Config.ShardBy
 }
 
+// readCases are the ways the issue's dense portfolio is run: before (the
+// read pass off, hash shards: the run before issue 26) and after.
 var readCases = []readCase{
 	{"before/batch=64", 0, 1, ReadPassOff, ShardByHash},
 	{"before/batch=400", 400, 1, ReadPassOff, ShardByHash},
@@ -73,35 +74,84 @@ var readCases = []readCase{
 	{"after/shards=4,hash", 0, 4, ReadPassAuto, ShardByHash},
 }
 
-// BenchmarkReadOnce runs the dense portfolio with every input on a
-// loopback S3 server, in each way of readCases (before: the read pass off
-// and hash shards, the run before issue 26; after: the defaults), and
-// reports for each the COG bytes and GETs the server answered, as a ratio
-// to the minimum the default unsharded run records in run.json
+// shardCases are the issue's targets: default flags, --shards 4 and 16.
+var shardCases = []readCase{
+	{"default", 0, 1, ReadPassAuto, ShardBySpace},
+	{"shards=4", 0, 4, ReadPassAuto, ShardBySpace},
+	{"shards=16", 0, 16, ReadPassAuto, ShardBySpace},
+}
+
+// readPortfolio is a synthetic archive BenchmarkReadOnce runs, and how.
+type readPortfolio struct {
+	name  string
+	o     synth.Options
+	cases []readCase
+}
+
+// onGrid is o laid on the Sentinel-2 tiling grid in tiles scenes holding
+// fields talhões in all (synth.Options.Tiles).
+func onGrid(o synth.Options, tiles, fields int) synth.Options {
+	o.Tiles, o.Fields = tiles, fields
+	return o
+}
+
+// readPortfolios: the issue's dense portfolio as its command builds it
+// (one scene centred on synth's default point, off the Sentinel-2 block
+// grid); the same on the grid (`--tiles 1`: the scene is one 20 m block of
+// the real tile's 1,024-px COGs, as Sentinel-2 imagery is cut); and the
+// issue's 10× portfolio, 4,000 talhões over ten such scenes (`--tiles 10
+// --fields 4000`, same density).
+var readPortfolios = []readPortfolio{
+	{"dense", denseArchive, readCases},
+	{"dense-s2", onGrid(denseArchive, 1, 400), shardCases},
+	{"tenfold", onGrid(denseArchive, 10, 4000), shardCases},
+}
+
+// BenchmarkReadOnce runs each of readPortfolios with every input on a
+// loopback S3 server, in each of its cases, and reports for each the COG
+// bytes and GETs the server answered, as a ratio to the minimum the
+// portfolio's first unsharded run with the read pass records in run.json
 // (io.min_bytes: each needed compressed tile once, plus a header per
-// file), and the wall time of all its shards one after the other, as a
-// ratio to the fastest unsharded run. Unsharded runs must write the same
-// files, byte for byte, as the first; sharded ones the same payloads.
-// MANEJO_READONCE_CASES (a comma-separated list of names) limits the cases.
+// file; bytes/min), the sum of the shards' own minimums as a ratio to it
+// (floor/min: what no reading of that partition can go below) and the
+// bytes over that sum (bytes/own_min), and the wall time of all its shards
+// one after the other, as a ratio to the fastest unsharded run of the
+// portfolio. Unsharded runs must write the same files, byte for byte, as
+// the first of their batch size; sharded ones the same payloads as the
+// first unsharded run. MANEJO_READONCE_CASES (a comma-separated list of
+// portfolio/case names, e.g. dense/after/batch=64,tenfold/shards=4)
+// limits the cases; a portfolio with none is not built or served.
 func BenchmarkReadOnce(b *testing.B) {
-	dir := denseArchiveDir(b)
+	for _, p := range readPortfolios {
+		var cases []readCase
+		for _, rc := range p.cases {
+			if want := os.Getenv("MANEJO_READONCE_CASES"); want == "" || strings.Contains(","+want+",", ","+p.name+"/"+rc.name+",") {
+				cases = append(cases, rc)
+			}
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		b.Run(p.name, func(b *testing.B) { benchPortfolio(b, p, cases) })
+	}
+}
+
+// benchPortfolio serves p's archive and runs its cases (see BenchmarkReadOnce).
+func benchPortfolio(b *testing.B, p readPortfolio, cases []readCase) {
+	dir := benchArchiveDir(b, p.o)
 	var cnt cogCounter
-	serveArchive(b, s3test.Faults{Match: cnt.match}, "dense", dir)
-	type result = denseResult
-	res := map[string]result{}
+	serveArchive(b, s3test.Faults{Match: cnt.match}, p.name, dir)
+	res := map[string]denseResult{}
 	outs := b.TempDir()      // outlives the sub-benchmarks: the first run is the reference
 	refs := map[int]string{} // by batch size: the first unsharded run's output
 	var ref string
 	var minBytes int64
 	best := time.Duration(0)
-	for _, rc := range readCases {
-		if want := os.Getenv("MANEJO_READONCE_CASES"); want != "" && !strings.Contains(","+want+",", ","+rc.name+",") {
-			continue
-		}
+	for _, rc := range cases {
 		b.Run(rc.name, func(b *testing.B) {
-			var r result
+			var r denseResult
 			for range b.N {
-				r = runDense(b, rc, &cnt, filepath.Join(outs, strings.NewReplacer("/", "_", "=", "", ",", "_").Replace(rc.name)))
+				r = runDense(b, rc, &cnt, "s3://"+p.name+"/archive", filepath.Join(outs, strings.NewReplacer("/", "_", "=", "", ",", "_").Replace(rc.name)))
 			}
 			res[rc.name] = r
 			if rc.shards == 1 {
@@ -118,49 +168,51 @@ func BenchmarkReadOnce(b *testing.B) {
 				if best == 0 || r.wall < best {
 					best = r.wall
 				}
+				if minBytes == 0 && rc.pass != ReadPassOff {
+					minBytes = r.min
+				}
 			} else if ref != "" {
 				samePayloads(b, rc.name, ref, r.out)
-			}
-			if rc.name == "after/batch=64" {
-				minBytes = r.min
 			}
 			b.ReportMetric(float64(r.bytes)/1e6, "MB")
 			b.ReportMetric(float64(r.requests), "GETs")
 			b.ReportMetric(r.wall.Seconds(), "s/run")
 			b.ReportMetric(float64(r.min)/1e6, "min_MB")
 			b.ReportMetric(r.cpu.Seconds(), "cpu_s")
+			b.ReportMetric(float64(r.bytes)/float64(r.min), "bytes/own_min")
 			if minBytes > 0 {
 				b.ReportMetric(float64(r.bytes)/float64(minBytes), "bytes/min")
+				b.ReportMetric(float64(r.min)/float64(minBytes), "floor/min")
 			}
 			if best > 0 {
 				b.ReportMetric(r.wall.Seconds()/best.Seconds(), "wall/best")
 			}
 		})
 	}
-	for _, rc := range readCases {
+	for _, rc := range cases {
 		if r, ok := res[rc.name]; ok && minBytes > 0 {
-			b.Logf("%-22s %8.1f MB  %6d GETs  %.2f× min  %6.1f s  (%.2f× best)  %6.1f s CPU", rc.name, float64(r.bytes)/1e6, r.requests,
-				float64(r.bytes)/float64(minBytes), r.wall.Seconds(), r.wall.Seconds()/best.Seconds(), r.cpu.Seconds())
+			b.Logf("%-9s %-22s %8.1f MB  %6d GETs  %.2f× min (floor %.2f×, %.2f× own min)  %6.1f s  (%.2f× best)  %6.1f s CPU", p.name, rc.name, float64(r.bytes)/1e6, r.requests,
+				float64(r.bytes)/float64(minBytes), float64(r.min)/float64(minBytes), float64(r.bytes)/float64(r.min), r.wall.Seconds(), r.wall.Seconds()/best.Seconds(), r.cpu.Seconds())
 		}
 	}
 }
 
-// runDense runs every shard of rc one after the other into one output
-// folder and returns the COG bytes and GETs, the wall time and the sum of
-// the shards' minimum (run.json io min_bytes).
 // denseResult is what one case of BenchmarkReadOnce measured.
 type denseResult struct {
 	bytes, requests int64
 	wall            time.Duration
 	cpu             time.Duration // user + system CPU of this process, S3 server included
 	out             string
-	min             int64
+	min             int64 // sum of the shards' run.json io min_bytes
 }
 
-func runDense(b *testing.B, rc readCase, cnt *cogCounter, out string) (r denseResult) {
+// runDense runs every shard of rc one after the other into one output
+// folder, with the inputs under prefix, and returns the COG bytes and GETs,
+// the wall time and the sum of the shards' minimum (run.json io min_bytes).
+func runDense(b *testing.B, rc readCase, cnt *cogCounter, prefix, out string) (r denseResult) {
 	os.RemoveAll(out)
 	cfg := baseConfig(b, "", out)
-	remoteInputs(&cfg, "s3://dense/archive")
+	remoteInputs(&cfg, prefix)
 	cfg.AsOf = time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC)
 	cfg.BatchSize, cfg.ReadPass, cfg.ShardBy = rc.batchSize, rc.pass, rc.shardBy
 	cnt.requests.Store(0)
@@ -210,25 +262,4 @@ func samePayloads(tb testing.TB, what, want, got string) {
 			tb.Errorf("%s: payload %s differs from the unsharded run's", what, k)
 		}
 	}
-}
-
-// denseArchiveDir builds denseArchive once per machine and keeps it in the
-// temporary folder.
-func denseArchiveDir(b *testing.B) string {
-	b.Helper()
-	o := denseArchive
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d-b%d-r%d-%s-%s",
-		o.Seed, o.Fields, o.SceneSizePx, o.BlockSize, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102")))
-	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
-	o.Out = dir
-	if _, err := synth.Generate(context.Background(), o); err != nil {
-		b.Fatalf("dense archive: %v", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".complete"), nil, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	return dir
 }

@@ -25,6 +25,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	size := fs.Int("size", synth.DefaultSceneSizePx, "scene side in 10 m pixels (even, ≥ 384)")
 	block := fs.Int("blocksize", synth.DefaultBlockSize, "COG tile size: 256 or 512")
 	clouds := fs.Float64("cloud-scale", 1, "multiplier of the monthly cloud probabilities (negative: no clouds)")
+	tiles := fs.Int("tiles", 0, "scenes side by side on the Sentinel-2 grid, --talhoes shared among them (0: one scene centred as before)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func runSynth(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	o := synth.Options{Out: *out, Seed: *seed, Fields: *talhoes, RevisitDays: *revisit,
-		SceneSizePx: *size, BlockSize: *block, CloudScale: *clouds}
+		SceneSizePx: *size, BlockSize: *block, CloudScale: *clouds, Tiles: *tiles}
 	var err error
 	if o.Start, err = time.Parse("2006-01-02", *start); err != nil {
 		return usagef("--start: %v", err)

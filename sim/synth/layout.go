@@ -111,6 +111,9 @@ type scene struct {
 	cls      []uint16  // surface index per 10 m pixel, row-major from the north-west
 	gain     []float32 // static multiplicative gain per 10 m pixel
 	corners  [4]orb.Point
+	// tileCode names the scene's tile in item ids and grid:code (mgrs, or
+	// mgrs and the scene's number in a mosaic); idPrefix starts its talhão ids.
+	tileCode, idPrefix string
 }
 
 func rngFor(seed int64, stream uint64) *rand.Rand {
@@ -141,6 +144,15 @@ func newScene(o Options) (*scene, error) {
 		n:    o.SceneSizePx,
 	}
 	sc.mgrs = mgrsTile(zone, o.Lat, cx, cy)
+	sc.tileCode = sc.mgrs
+	if o.Tiles > 0 {
+		if sc.x0, sc.y0, err = gridOrigin(o, cx, cy); err != nil {
+			return nil, err
+		}
+	}
+	if o.Tiles > 1 {
+		sc.tileCode, sc.idPrefix = fmt.Sprintf("%s%02d", sc.mgrs, o.tile+1), fmt.Sprintf("T%02d-", o.tile+1)
+	}
 	sc.dates = pheno.Revisit(o.Start, o.End, o.RevisitDays)
 	side := float64(sc.n) * pixelM
 	for i, p := range [][2]float64{{0, 0}, {side, 0}, {side, side}, {0, side}} {
@@ -265,6 +277,7 @@ func (sc *scene) layFields() error {
 }
 
 func (sc *scene) addField(f *field) {
+	f.ID = sc.idPrefix + f.ID
 	f.surf = len(sc.surfaces)
 	s := f.sc
 	sc.surfaces = append(sc.surfaces, s.Reflectance)

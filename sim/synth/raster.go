@@ -68,7 +68,7 @@ func (sc *scene) newItem(t int) *item {
 		plat = "B"
 	}
 	it := &item{
-		ID:       fmt.Sprintf("S2%s_%s_%s_0_L2A", plat, sc.mgrs, d.Format("20060102")),
+		ID:       fmt.Sprintf("S2%s_%s_%s_0_L2A", plat, sc.tileCode, d.Format("20060102")),
 		Date:     d,
 		Platform: "sentinel-2" + map[string]string{"A": "a", "B": "b"}[plat],
 		Baseline: "03.01",

@@ -67,6 +67,20 @@ type Options struct {
 	CloudScale float64
 	// Workers bounds the scenes rendered at once. Default GOMAXPROCS.
 	Workers int
+	// Tiles, when at least 1, lays the archive on the Sentinel-2 tiling
+	// grid: Tiles adjacent scenes of SceneSizePx, each a square of that
+	// side from the north-west corner of the real Sentinel-2 tile (MGRS
+	// square) holding Lon, Lat, the first the one holding Lon, Lat, then
+	// row by row in ⌈√Tiles⌉ columns, all within that tile's 109.8 km
+	// (scenes of 2,048 px are then whole 20 m blocks of the real tile's
+	// 1,024-px COGs). Fields is the total, shared out evenly. With more
+	// than one, each scene is a full archive in tile-01, tile-02, … (its
+	// talhão ids and tile code suffixed by its number) and the files at
+	// the top join them: one catalog, talhões, sowing and truth file, and
+	// a DEM over all. 0 (default): one scene centred on Lon, Lat.
+	Tiles int
+
+	tile int // this scene's number in a mosaic of Tiles (0-based)
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -118,6 +132,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("%w: SceneSizePx %d: want an even number ≥ 384", ErrOptions, o.SceneSizePx)
 	case o.BlockSize != 256 && o.BlockSize != 512:
 		return o, fmt.Errorf("%w: BlockSize %d: want 256 or 512", ErrOptions, o.BlockSize)
+	case o.Tiles < 0:
+		return o, fmt.Errorf("%w: Tiles %d < 0", ErrOptions, o.Tiles)
 	case o.Lat < -80 || o.Lat > 84 || o.Lon < -180 || o.Lon >= 180:
 		return o, fmt.Errorf("%w: centre %.4f,%.4f outside the UTM domain", ErrOptions, o.Lon, o.Lat)
 	}
@@ -140,6 +156,14 @@ func Generate(ctx context.Context, o Options) (Truth, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return Truth{}, fmt.Errorf("create %s: %w", o.Out, err)
 	}
+	if o.Tiles > 1 {
+		return generateMosaic(ctx, o)
+	}
+	return generateScene(ctx, o)
+}
+
+// generateScene writes the archive of one scene into o.Out, which exists.
+func generateScene(ctx context.Context, o Options) (Truth, error) {
 	sc, err := newScene(o)
 	if err != nil {
 		return Truth{}, err

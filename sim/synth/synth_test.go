@@ -98,6 +98,7 @@ func TestOptionsInvalid(t *testing.T) {
 		{"block size", Options{Out: "x", BlockSize: 300}},
 		{"latitude", Options{Out: "x", Lon: 10, Lat: -85}},
 		{"contract", Options{Out: "x", Contract: "2026-2027"}},
+		{"tiles", Options{Out: "x", Tiles: -1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

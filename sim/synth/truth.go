@@ -75,6 +75,7 @@ type Truth struct {
 	Contract    string       `json:"contract_season"` // e.g. "2026/2027"
 	Assessed    []string     `json:"assessed_seasons"`
 	Scene       SceneTruth   `json:"scene"`
+	Tiles       []SceneTruth `json:"tiles,omitempty"` // every scene of a mosaic (Options.Tiles > 1), Scene the first
 	Items       []ItemTruth  `json:"items"`
 	Fields      []FieldTruth `json:"fields"`
 }
