@@ -54,11 +54,13 @@ type calibration struct {
 	// residue is the season's prior from the declared crop history
 	// (calibration.withResidue); nil without one.
 	residue *residuePrior
-	// explained: the soil fit was refused, but the reference templates
-	// (with the reference soil) explain the readings to within
-	// noise (templatesExplain); a declared prior then yields as it does
-	// to the narrow reference prior (strawDeclared).
-	explained bool
+	// fitRefused: the talhão's soil fit was refused (or impossible) and
+	// the reference soil is read. explained: such a talhão's readings are
+	// nonetheless mixtures of the reference templates to within noise
+	// (templatesExplain; computed by AssessHistory only when a crop
+	// history is declared); a declared prior then yields as it does to
+	// the narrow reference prior (strawDeclared).
+	fitRefused, explained bool
 }
 
 // straw is seasonStraw on the talhão's series, or seasonStrawDeclared

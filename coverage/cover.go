@@ -306,6 +306,9 @@ func AssessHistory(cells [][]Obs, contract Season, declared map[string]Declared,
 		return C{Pct: math.NaN(), Reason: "C missing: " + err.Error()}
 	}
 	p, cal := calibrate(cells, p)
+	if cal != nil && cal.fitRefused && len(history) > 0 {
+		cal.explained = templatesExplain(cells, p)
+	}
 	if crop == "" {
 		crop = zarc.Soja
 	}

@@ -78,7 +78,7 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 		return p, nil
 	}
 	cal := &calibration{strawSD: priorStrawSD, soilSD: soilNDTISD}
-	cal.explained = !fitted && templatesExplain(cells, p)
+	cal.fitRefused = !fitted
 	if misfit <= referenceMisfit {
 		cal.strawSD, cal.soilSD = referenceStrawSD, referenceSoilSD
 		p.templates = true
