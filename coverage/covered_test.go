@@ -66,11 +66,7 @@ func TestDeclaredYieldsToTemplates(t *testing.T) {
 	}
 	explained := 0
 	for k := 0; k < n; k++ {
-		crop := pheno.Soja
-		if rng.Float64() < 0.2 {
-			crop = pheno.Milho
-		}
-		f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: crop, cloudScale: 1})
+		crop, f := harderField6(rng, pheno.SpectraReference)
 		p, cal := calibrate(f.cells, hardParams())
 		if cal.strawSD >= priorStrawSD && !(cal.fitRefused && templatesExplain(f.cells, p)) {
 			continue

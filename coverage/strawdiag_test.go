@@ -40,11 +40,7 @@ func TestStrawDeclaredSplit(t *testing.T) {
 			a.db += ed
 		}
 		for k := 0; k < *hardTuneN; k++ {
-			crop := pheno.Soja
-			if rng.Float64() < 0.2 {
-				crop = pheno.Milho
-			}
-			f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: crop, cloudScale: 1, spectra: sp})
+			crop, f := harderField6(rng, sp)
 			h := declaredHistory(f.sc)
 			p, _ := calibrate(f.cells, hardParams())
 			u := AssessHistory(f.cells, contract, nil, nil, zarc.Crop(crop), hardParams())
@@ -98,11 +94,7 @@ func TestStrawMisfits(t *testing.T) {
 		rng := rand.New(rand.NewPCG(*hardTuneSeed, 2027))
 		var ms []float64
 		for k := 0; k < *hardTuneN; k++ {
-			crop := pheno.Soja
-			if rng.Float64() < 0.2 {
-				crop = pheno.Milho
-			}
-			f := newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: crop, cloudScale: 1, spectra: sp})
+			_, f := harderField6(rng, sp)
 			p := hardParams().withDefaults()
 			fit, ok := fitSoil(f.cells, p, false)
 			m := math.Inf(1)
@@ -169,4 +161,15 @@ func TestStrawSeasonCorr(t *testing.T) {
 		}
 		t.Logf("declare %v: season standardised-error correlation %.3f; C z rms %.3f (1 = calibrated Gaussian)", declare, rho, math.Sqrt(m2/float64(len(zs))))
 	}
+}
+
+// harderField6 draws the next talhão of the harder harness's tuning run
+// (runHarderDeclared's draw: 80 % soybean, 20 % maize; 6 cells) in the
+// given world, and its main crop.
+func harderField6(rng *rand.Rand, sp pheno.Spectra) (string, synthField) {
+	crop := pheno.Soja
+	if rng.Float64() < 0.2 {
+		crop = pheno.Milho
+	}
+	return crop, newSynthField(rng, synthOptions{start: day("2022-07-01"), end: day("2026-07-31"), revisit: 5, nCells: 6, crop: crop, cloudScale: 1, spectra: sp})
 }
