@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"time"
 
@@ -42,20 +41,14 @@ const DefaultReadCells = 50_000
 // of one read of a group (its scenes are read in date ranges that fit).
 const DefaultReadPairs = 2_000_000
 
-// readDefaults checks and fills the sharding, read pass and progress
-// settings.
-func (c *Config) readDefaults() error {
+// readDefaults fills the sharding, read pass and progress settings
+// (Validate checked them).
+func (c *Config) readDefaults() {
 	if c.ShardBy == "" {
 		c.ShardBy = ShardBySpace
 	}
-	if c.ShardBy != ShardBySpace && c.ShardBy != ShardByHash {
-		return fmt.Errorf("shard assignment %q: want %s or %s", c.ShardBy, ShardBySpace, ShardByHash)
-	}
 	if c.ReadPass == "" {
 		c.ReadPass = ReadPassAuto
-	}
-	if c.ReadPass != ReadPassAuto && c.ReadPass != ReadPassOn && c.ReadPass != ReadPassOff {
-		return fmt.Errorf("read pass %q: want %s, %s or %s", c.ReadPass, ReadPassAuto, ReadPassOn, ReadPassOff)
 	}
 	if c.ReadCells <= 0 {
 		c.ReadCells = DefaultReadCells
@@ -66,7 +59,6 @@ func (c *Config) readDefaults() error {
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = 10 * time.Second
 	}
-	return nil
 }
 
 // readPassWanted says whether the run reads ahead: on, or auto with a

@@ -61,8 +61,10 @@ type TableConfig struct {
 
 // config is the run configuration of the table's analysis.
 func (tc TableConfig) config() (Config, error) {
-	if tc.Observations == "" || tc.Out == "" {
-		return Config{}, errors.New("observations and out are required")
+	for _, in := range []struct{ flag, v string }{{"--observations", tc.Observations}, {"--out", tc.Out}} {
+		if in.v == "" {
+			return Config{}, fmt.Errorf("%w: %s is required", ErrConfig, in.flag)
+		}
 	}
 	cfg := Config{Fields: tc.Observations, Catalog: tc.Observations, Sowing: tc.Sowing, Crops: tc.Crops, Out: tc.Out,
 		Season: tc.Season, AgriYearStart: tc.AgriYearStart, From: tc.From, AsOf: tc.AsOf, Codes: tc.Codes,

@@ -173,11 +173,8 @@ var testHookPublishing func() error
 const MaxSummaryFailures = 5
 
 func (c *Config) defaults() error {
-	if c.Fields == "" || c.Catalog == "" || c.Out == "" {
-		return errors.New("fields, catalog and out are required")
-	}
-	if c.Season.Label == "" {
-		return errors.New("the contract season is required (e.g. 2026/2027)")
+	if err := c.Validate(); err != nil {
+		return err
 	}
 	if c.IDField == "" {
 		c.IDField = "id"
@@ -191,30 +188,19 @@ func (c *Config) defaults() error {
 	if c.BatchSize <= 0 {
 		c.BatchSize = 64
 	}
-	if err := c.readDefaults(); err != nil {
-		return err
-	}
-	if c.AsOf.IsZero() {
-		c.AsOf = c.Season.Start.AddDate(0, 0, -1)
-	}
+	c.readDefaults()
+	c.AsOf = c.AsOfOrDefault()
 	if c.From.IsZero() {
 		c.From = c.Season.Start.AddDate(-HistoryYears, 0, 0)
 	}
 	if c.Tillage == (tillage.Params{}) {
 		c.Tillage = tillage.DefaultParams()
 	}
-	if c.Codes == nil {
-		return errors.New("satellite codes are required (--satellite-codes)")
-	}
 	if err := c.allowMissingQA(); err != nil {
 		return err
 	}
 	if c.OperatorCNPJ != "" {
-		d, ok := sinm.NormalizeCNPJ(c.OperatorCNPJ)
-		if !ok {
-			return ErrOperatorCNPJ
-		}
-		c.OperatorCNPJ = d
+		c.OperatorCNPJ, _ = sinm.NormalizeCNPJ(c.OperatorCNPJ) // valid: Validate checked it
 	}
 	return nil
 }

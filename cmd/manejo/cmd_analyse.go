@@ -62,9 +62,9 @@ func (f *analyseFlags) define(fs *flag.FlagSet) {
 func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error) {
 	tc := f.tc
 	var err error
-	for name, v := range map[string]string{"--observations": tc.Observations, "--out": tc.Out, "--season": f.season} {
-		if v == "" {
-			return tc, usagef("%s is required", name)
+	for _, in := range []struct{ flag, v string }{{"--observations", tc.Observations}, {"--out", tc.Out}, {"--season", f.season}} {
+		if in.v == "" {
+			return tc, usagef("%s is required", in.flag)
 		}
 	}
 	if err := writableLoc("--out", tc.Out); err != nil {
@@ -92,10 +92,7 @@ func (f *analyseFlags) config(ctx context.Context) (pipeline.TableConfig, error)
 			}
 		}
 	}
-	asOf := tc.AsOf
-	if asOf.IsZero() {
-		asOf = tc.Season.Start.AddDate(0, 0, -1)
-	}
+	asOf := pipeline.Config{Season: tc.Season, AsOf: tc.AsOf}.AsOfOrDefault()
 	if err := dateRange(tc.From, asOf); err != nil {
 		return tc, err
 	}

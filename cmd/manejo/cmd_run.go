@@ -81,9 +81,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Float64Var(&f.cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
 }
 
-// checkPlaces checks the flags that name places and counts before the run
-// creates anything: where it writes (--out, --cache), the counts
-// (--workers, ...), the href rules, --collections against the catalog and
+// checkPlaces checks the flags that name places before the run creates
+// anything: where it writes (--out, --cache), --shards, the href rules, --collections against the catalog and
 // the --sowing file. Each is a usage error (exit 2).
 func (f *runFlags) checkPlaces(ctx context.Context) error {
 	cfg := &f.cfg
@@ -95,7 +94,7 @@ func (f *runFlags) checkPlaces(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := countFlags(map[string]int{"--workers": cfg.Workers, "--io-concurrency": cfg.IOConcurrency, "--batch-size": cfg.BatchSize, "--shards": f.shards}); err != nil {
+	if err := countFlags(map[string]int{"--shards": f.shards}); err != nil {
 		return err
 	}
 	if err := series.CheckHrefPrefixes(f.allow); err != nil {
@@ -132,31 +131,35 @@ func checkOperatorCNPJ(v string) error {
 		return nil
 	}
 	if _, ok := sinm.NormalizeCNPJ(v); !ok {
-		return usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
+		return badOperatorCNPJ()
 	}
 	return nil
+}
+
+func badOperatorCNPJ() error {
+	return usagef("--cnpj-empresa-sensoriamento (or $%s) is not a valid CNPJ (14 digits with valid check digits)", operatorCNPJEnv)
+}
+
+// configUsage is the usage error (exit 2) of a pipeline.Config.Validate
+// error; the operator's CNPJ is named with its environment default.
+func configUsage(err error) error {
+	if errors.Is(err, pipeline.ErrOperatorCNPJ) {
+		return badOperatorCNPJ()
+	}
+	return usagef("%v", err)
 }
 
 // config checks the flags and turns them into the run's configuration.
 func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	cfg := f.cfg
 	var err error
-	if cfg.ShardBy != pipeline.ShardBySpace && cfg.ShardBy != pipeline.ShardByHash {
-		return cfg, usagef("--shard-by %q: want space or hash", cfg.ShardBy)
-	}
-	if cfg.ReadPass != pipeline.ReadPassAuto && cfg.ReadPass != pipeline.ReadPassOn && cfg.ReadPass != pipeline.ReadPassOff {
-		return cfg, usagef("--read-pass %q: want auto, on or off", cfg.ReadPass)
-	}
-	for name, v := range map[string]string{"--fields": cfg.Fields, "--catalog": cfg.Catalog, "--out": cfg.Out, "--season": f.season} {
-		if v == "" {
-			return cfg, usagef("%s is required", name)
-		}
-	}
 	if cfg.AgriYearStart, err = coverage.ParseMonthDay(f.agriStart); err != nil {
 		return cfg, usagef("--agri-year-start: %v", err)
 	}
-	if cfg.Season, err = coverage.ParseSeason(f.season, cfg.AgriYearStart); err != nil {
-		return cfg, usagef("--season: %v", err)
+	if f.season != "" { // none: Validate names it, after the inputs before it
+		if cfg.Season, err = coverage.ParseSeason(f.season, cfg.AgriYearStart); err != nil {
+			return cfg, usagef("--season: %v", err)
+		}
 	}
 	if f.from != "" {
 		if cfg.From, err = time.Parse(time.DateOnly, f.from); err != nil {
@@ -168,7 +171,15 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 			return cfg, usagef("--as-of %v", err)
 		}
 	}
-	if err := checkRun(&cfg, f.cp); err != nil { // flags.go: NaN/Inf/negative, --from after --as-of, --id-field
+	if f.codes != "" || f.codesFile != "" { // none: Validate names them
+		if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
+			return cfg, err
+		}
+	}
+	if err := cfg.Validate(); err != nil { // required inputs, counts, dates, --id-field, codes, CNPJ
+		return cfg, configUsage(err)
+	}
+	if err := checkRun(&cfg, f.cp); err != nil { // flags.go: NaN/Inf/negative
 		return cfg, err
 	}
 	if err := f.checkPlaces(ctx); err != nil {
@@ -179,12 +190,6 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	}
 	if cfg.LeaseTTL < time.Second {
 		return cfg, usagef("--lease-ttl %s: want at least 1s", cfg.LeaseTTL)
-	}
-	if err := checkOperatorCNPJ(cfg.OperatorCNPJ); err != nil {
-		return cfg, err
-	}
-	if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
-		return cfg, err
 	}
 	if cfg.Shard, _, err = pipeline.ShardFromEnv(f.shard, f.shards, nil); err != nil {
 		return cfg, usagef("%v", err)

@@ -88,28 +88,19 @@ func dateRange(from, asOf time.Time) error {
 	return nil
 }
 
-// checkRun checks the flags of run that the checks above cover, once its
-// dates are parsed (cmd_run.go calls it), and sets cfg.Grid.
+// checkRun checks the flags of run that the checks above cover and
+// pipeline.Config.Validate does not (cmd_run.go calls it after Validate),
+// and sets cfg.Grid.
 func checkRun(cfg *pipeline.Config, cp coverage.Params) error {
 	o, err := gridOptions(cfg.Grid.CellHa, cfg.Grid.EdgeBufferM)
 	if err != nil {
 		return err
 	}
 	cfg.Grid = o
-	if err := checkIDField(cfg.IDField); err != nil {
-		return err
-	}
 	if err := coverageFlags(cp); err != nil {
 		return err
 	}
-	if err := maxCellScenes(cfg.MaxCellScenes); err != nil {
-		return err
-	}
-	asOf := cfg.AsOf
-	if asOf.IsZero() { // the default, as pipeline.Config takes it
-		asOf = cfg.Season.Start.AddDate(0, 0, -1)
-	}
-	return dateRange(cfg.From, asOf)
+	return maxCellScenes(cfg.MaxCellScenes)
 }
 
 // schemeRE finds the scheme of a location written as a URL ("gs://b/x",

@@ -47,3 +47,23 @@ func TestFlagValues(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredFlagsInOrder: run names the first missing required flag in a
+// fixed order, --fields, --catalog, --out, --season, then the satellite
+// codes (the check used to iterate a map, so the flag named was random).
+func TestRequiredFlagsInOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	given := []string{"--fields", filepath.Join(dir, "none.geojson"), "--catalog", filepath.Join(dir, "none.json"),
+		"--out", filepath.Join(dir, "out"), "--season", "2026/2027"}
+	wants := []string{"--fields is required", "--catalog is required", "--out is required", "--season is required", "satellite codes are required"}
+	for i, want := range wants {
+		args := append([]string{"run"}, given[:2*i]...)
+		for range 10 {
+			code, _, stderr := runCLI(t, args...)
+			if code != exitUsage || !strings.Contains(stderr, want) {
+				t.Fatalf("%v: exit %d, stderr %q; want %d and %q", args, code, stderr, exitUsage, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package pipeline
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/coverage"
+	"github.com/manejo/manejo/sinm"
+)
+
+// TestValidate: every error wraps ErrConfig and names the flag; the first
+// missing input is named in a fixed order (--fields, --catalog, --out,
+// --season), the same on every call (it used to come from a map).
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	season, err := coverage.ParseSeason("2026/2027", coverage.MonthDay{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := Config{Fields: "f.geojson", Catalog: "c.json", Out: "out", Season: season,
+		Codes: sinm.SatelliteCodes{"sentinel-2-l2a": "S01"}}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("a complete configuration: %v", err)
+	}
+	for _, tc := range []struct {
+		change func(*Config)
+		want   string
+	}{
+		{func(c *Config) { *c = Config{} }, "--fields is required"},
+		{func(c *Config) { *c = Config{Fields: "f"} }, "--catalog is required"},
+		{func(c *Config) { *c = Config{Fields: "f", Catalog: "c"} }, "--out is required"},
+		{func(c *Config) { c.Season = coverage.Season{} }, "--season is required"},
+		{func(c *Config) { c.Workers = -3 }, "--workers -3: want 0 (the default) or a positive number"},
+		{func(c *Config) { c.IOConcurrency = -1 }, "--io-concurrency -1"},
+		{func(c *Config) { c.BatchSize = -1 }, "--batch-size -1"},
+		{func(c *Config) { c.ShardBy = "random" }, `--shard-by "random": want space or hash`},
+		{func(c *Config) { c.ReadPass = "maybe" }, `--read-pass "maybe": want auto, on or off`},
+		{func(c *Config) { c.IDField = "cpfProdutor" }, "--id-field: "},
+		{func(c *Config) { c.From = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC) }, "--from 2026-07-01 is after --as-of 2026-06-30"},
+		{func(c *Config) { c.Codes = sinm.SatelliteCodes{} }, "satellite codes are required"},
+		{func(c *Config) { c.OperatorCNPJ = "11.444.777/0001-62" }, "not a valid CNPJ"},
+	} {
+		c := ok
+		tc.change(&c)
+		for range 10 {
+			err := c.Validate()
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Validate() = %v, want ErrConfig and %q", err, tc.want)
+			}
+		}
+	}
+	c := ok
+	c.OperatorCNPJ = "11.444.777/0001-62"
+	if err := c.Validate(); !errors.Is(err, ErrOperatorCNPJ) || strings.Contains(err.Error(), "11.444") || strings.Contains(err.Error(), "11444") {
+		t.Errorf("invalid CNPJ: %v; want ErrOperatorCNPJ without the value", err)
+	}
+	if got := ok.AsOfOrDefault(); !got.Equal(time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("AsOfOrDefault() = %s, want the day before the contract year, 2026-06-30", got)
+	}
+}
