@@ -9,9 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/manejo/manejo/series"
-	"github.com/manejo/manejo/sinm"
 )
 
 // TestHrefRuleRefusesAll (issue 28 point 1): a catalog copied away from its
@@ -80,22 +77,5 @@ func TestHrefRuleRefusesAll(t *testing.T) {
 	m := readJSON(t, filepath.Join(cfg.Out, "run.json"))
 	if sk, _ := m["skipped_scenes"].(map[string]any); sk["bad-href"] == nil {
 		t.Errorf("skipped scenes %v: want the scene outside the rule skipped as bad-href", sk)
-	}
-}
-
-// TestCheckCodesReadableOnly (issue 28 point 11): a frozen search holding
-// a collection no sensor profile reads (sentinel-1-grd) needs no satellite
-// code for it — its scenes are skipped as no-profile — while a readable
-// collection without a code is still a configuration error.
-func TestCheckCodesReadableOnly(t *testing.T) {
-	cat, err := series.NewCatalog([]*series.Item{{ID: "a", Collection: "sentinel-2-l2a"}, {ID: "b", Collection: "sentinel-1-grd"}}, "https://x.example/stac", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := checkCodes(Config{Codes: sinm.SatelliteCodes{"sentinel-2-l2a": "S01"}}, cat); err != nil {
-		t.Errorf("sentinel-1-grd without a code: %v", err)
-	}
-	if err := checkCodes(Config{Codes: sinm.SatelliteCodes{"landsat-c2-l2": "S02"}}, cat); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "no code for sentinel-2-l2a (") {
-		t.Errorf("sentinel-2-l2a without a code: %v", err)
 	}
 }
