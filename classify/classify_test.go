@@ -38,6 +38,7 @@ type step struct {
 }
 
 func TestClassifyRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		item     string // regulation item checked
@@ -330,6 +331,7 @@ func grassHistory(t *testing.T) []Planting {
 }
 
 func TestClassifyMissing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		item    string
@@ -371,6 +373,7 @@ func TestClassifyMissing(t *testing.T) {
 }
 
 func TestClassifyErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		mod  func(in *Input)
@@ -399,6 +402,7 @@ func TestClassifyErrors(t *testing.T) {
 
 // TestClassifyExplanation checks the explanation of one result field by field.
 func TestClassifyExplanation(t *testing.T) {
+	t.Parallel()
 	in := best(t)
 	in.CTC, in.VPct, in.MPct = new(12.0), new(52.0), new(12.0) // V 52 with CTC ≥ 10: level 2; m 12: level 2
 	r, err := Classify(in)
@@ -441,6 +445,7 @@ func TestClassifyExplanation(t *testing.T) {
 }
 
 func TestClassifyNotes(t *testing.T) {
+	t.Parallel()
 	in := best(t)
 	in.TYears = nil
 	in.Notes = map[string]string{"t": "insufficient history: T ≥ 4 does not decide the level", "c": "three seasons read"}

@@ -11,6 +11,7 @@ import (
 // more or fewer fields than the header is now an error naming its line and
 // column; the ';' dialect with decimal commas is read as numbers.
 func TestReadTableFieldCount(t *testing.T) {
+	t.Parallel()
 	header := strings.Join(SoilColumns, ",") + "\n"
 	for _, tc := range []struct {
 		name, data string

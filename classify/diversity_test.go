@@ -9,6 +9,7 @@ import (
 )
 
 func TestDiversity(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		item    string // regulation item checked
@@ -207,6 +208,7 @@ func TestDiversity(t *testing.T) {
 }
 
 func TestDiversityWindow(t *testing.T) {
+	t.Parallel()
 	h := richHistory(t)
 	// An explicit window with a year without crops: D is not informed (IN 2.2).
 	d, err := Diversity(h, WindowYears(2025))
@@ -229,6 +231,7 @@ func TestDiversityWindow(t *testing.T) {
 }
 
 func TestDiversityErrors(t *testing.T) {
+	t.Parallel()
 	base := soja(t, 2024, "2024-10-01", "2025-02-05")
 	tests := []struct {
 		name string

@@ -42,6 +42,7 @@ func walk(t *testing.T, row string, f func(float64) int, bounds []bound) {
 // bounds are also those of tillage's and coverage's levels of T and C; the
 // lead dedupes later, this test documents them.
 func TestTabela1(t *testing.T) {
+	t.Parallel()
 	// Row 1, V% in 0–20 cm, CTC < 5: V < 35 | 35 ≤ V < 40 | 40 ≤ V < 50 | V ≥ 50.
 	for _, ctc := range []float64{0.5, 4.99, math.Nextafter(5, 0)} {
 		walk(t, fmt.Sprintf("V%%(CTC=%v)", ctc), func(v float64) int { return VLevel(ctc, v) },
@@ -69,6 +70,7 @@ func TestTabela1(t *testing.T) {
 
 // TestTabela1Extremes checks the ends of each row and the CTC class bounds.
 func TestTabela1Extremes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		got  int
@@ -106,6 +108,7 @@ func TestTabela1Extremes(t *testing.T) {
 // TestBand checks the Mi bands of IN 3.2 I–IV on both sides of each bound,
 // and every mean six integer points can give (k/6, k = 6..24).
 func TestBand(t *testing.T) {
+	t.Parallel()
 	walkMi := []struct {
 		mi   float64
 		want int

@@ -145,6 +145,9 @@ func checkAccuracy(t *testing.T, r accuracyResult, strictLevel bool) {
 
 // TestAccuracySmall is the always-on version of the harness.
 func TestAccuracySmall(t *testing.T) {
+	// Independent of the other tests (its own worlds, flags only read):
+	// under make test it overlaps the package's other long harnesses.
+	t.Parallel()
 	n := 150
 	if testing.Short() {
 		n = 15

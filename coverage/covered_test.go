@@ -58,6 +58,9 @@ func TestTemplatesExplain(t *testing.T) {
 // showing the soil (issue 30: they were read with the declared prior,
 // reference world 2.34 → 2.60 pp on tuning seed 12).
 func TestDeclaredYieldsToTemplates(t *testing.T) {
+	// Independent of the other tests (its own worlds, flags only read):
+	// under make test it overlaps the package's other long harnesses.
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(12, 2027))
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	n := 40

@@ -102,6 +102,9 @@ func days(d time.Duration) float64 { return d.Hours() / 24 }
 // the sowing of the 2ª/3ª safra cycles within 10 days on average, and
 // closer than the plain rules on the same cycles.
 func TestSecondCropSowing(t *testing.T) {
+	// Independent of the other tests (its own worlds, flags only read):
+	// under make test it overlaps the package's other long harnesses.
+	t.Parallel()
 	seed, n := *sow2Seed, *sow2N
 	if *sow2Tuning {
 		seed = *sow2TuneSeed

@@ -7,6 +7,7 @@ import (
 
 // The endmembers are the spectra's indices: one set, not two that drift.
 func TestEndmembersAreTheSpectra(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		e    Endmember

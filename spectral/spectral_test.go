@@ -27,6 +27,7 @@ var hazeP, noiseS = 0.03, 0.006
 // Coefficients recovers the fractions of an exact mixture times its overall
 // brightness, with no misfit.
 func TestCoefficientsRecoverScaledMixtures(t *testing.T) {
+	t.Parallel()
 	e := [3]Spectrum{spectrum(pheno.GreenEndmember), spectrum(pheno.StrawEndmember), spectrum(pheno.SoilEndmember)}
 	for _, tc := range []struct {
 		f [3]float64
@@ -48,6 +49,7 @@ func TestCoefficientsRecoverScaledMixtures(t *testing.T) {
 }
 
 func TestSpectrumValidAndEndmember(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		s    Spectrum
 		want bool
@@ -74,6 +76,7 @@ func TestSpectrumValidAndEndmember(t *testing.T) {
 // mixtures of the pheno spectra, with 3 % of readings hazed, starting from
 // the default soil.
 func TestFitSoilRecoversFieldSoil(t *testing.T) {
+	t.Parallel()
 	g, s, b := spectrum(pheno.GreenEndmember), spectrum(pheno.StrawEndmember), spectrum(pheno.SoilEndmember)
 	for _, tc := range []struct{ k, f float64 }{{0.92, 1.02}, {1.08, 0.975}, {1, 1}} {
 		t.Run("", func(t *testing.T) {
@@ -113,6 +116,7 @@ func TestFitSoilRecoversFieldSoil(t *testing.T) {
 // The misfit the soil search uses (projection on the span's normal) is
 // Coefficients' resid.
 func TestMisfitIsCoefficientsResid(t *testing.T) {
+	t.Parallel()
 	g, s, b := spectrum(pheno.GreenEndmember), spectrum(pheno.StrawEndmember), spectrum(pheno.SoilEndmember)
 	n, ok := normal(g, s, b)
 	if !ok {

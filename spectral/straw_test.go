@@ -19,6 +19,7 @@ func meanNDTI(f StrawFit) float64 {
 // The prior is centred on the reference straw with the given spread, and
 // the dry-residue envelope only removes straws below it.
 func TestPriorStrawAndEnvelope(t *testing.T) {
+	t.Parallel()
 	p := PriorStraw(0.045)
 	sum, v := 0.0, 0.0
 	ref := Straw.NDTI
@@ -46,6 +47,7 @@ func TestPriorStrawAndEnvelope(t *testing.T) {
 }
 
 func TestSoilFitAtEdge(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		f    float64
 		want bool
@@ -60,6 +62,7 @@ func TestSoilFitAtEdge(t *testing.T) {
 // template spectra (≈ 0.6745 · σ / 2 for noise σ per band), and well above
 // it when the field's straw lies outside the templates' span.
 func TestSoilFitMisfit(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	const sigma = 0.006
 	mix := func(straw Spectrum) []Spectrum {
@@ -119,6 +122,7 @@ func fieldMix(rng *rand.Rand, straw, soil Spectrum, n int) []Spectrum {
 // fitted NDTI is too high — pinned here as the documented limitation
 // (docs/coverage.md).
 func TestFieldSoilRefusesForeignMixtures(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	own := SoilSpectrum
 	own = Spectrum{own.Red * 0.9, own.NIR * 0.9, own.SWIR1 * 0.9 * 1.02, own.SWIR2 * 0.9}

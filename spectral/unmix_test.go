@@ -16,6 +16,7 @@ func member(r pheno.Reflectance) Endmember {
 // back exactly: the index-space system is the reflectance mixing, not an
 // approximation of it.
 func TestFractionsRecoverMixtures(t *testing.T) {
+	t.Parallel()
 	g, s, b := pheno.GreenEndmember, pheno.StrawEndmember, pheno.SoilEndmember
 	u, ok := New(member(g), member(s), member(b))
 	if !ok {
@@ -36,6 +37,7 @@ func TestFractionsRecoverMixtures(t *testing.T) {
 }
 
 func TestNewRejectsBadEndmembers(t *testing.T) {
+	t.Parallel()
 	a := Endmember{NDVI: 0.8, NDTI: 0.3, VNIR: 0.5, SWIR: 0.3}
 	b := Endmember{NDVI: 0.2, NDTI: 0.2, VNIR: 0.4, SWIR: 0.6}
 	for name, c := range map[string]Endmember{
@@ -67,6 +69,7 @@ func mixIndices(em [3]Endmember, f [3]float64) (ndvi, ndti float64) {
 // not move below the dry line, where it is the two-member straw/soil
 // mixture of the NDTI alone.
 func TestNewDryDryNDVIVariation(t *testing.T) {
+	t.Parallel()
 	u, _ := New(Green, Straw, Soil)
 	v, ok := NewDry(Green, Straw, Soil)
 	if !ok {
@@ -102,6 +105,7 @@ func TestNewDryDryNDVIVariation(t *testing.T) {
 // NewDry recovers exactly any straw/soil mixture whatever their NDVIs, and
 // any mixture of green canopy with straw and soil that lie on its dry line.
 func TestNewDryRecoversMixtures(t *testing.T) {
+	t.Parallel()
 	v, _ := NewDry(Green, Straw, Soil)
 	fs := [][3]float64{{0, 1, 0}, {0, 0, 1}, {0, 0.3, 0.7}, {0, 0.85, 0.15}}
 	for _, f := range fs {
@@ -137,6 +141,7 @@ func TestNewDryRecoversMixtures(t *testing.T) {
 // 0.006 reflectance noise per band read some green about one time in six
 // (one σ), not one in two as on the straw's own NDVI.
 func TestNewDryNoiseMargin(t *testing.T) {
+	t.Parallel()
 	v, _ := NewDry(Green, Straw, Soil)
 	rng := rand.New(rand.NewPCG(17, 1))
 	n, green := 20000, 0
@@ -155,6 +160,7 @@ func TestNewDryNoiseMargin(t *testing.T) {
 }
 
 func TestNewDryRejects(t *testing.T) {
+	t.Parallel()
 	so := Soil
 	so.NDTI = Straw.NDTI
 	if _, ok := NewDry(Green, Straw, so); ok {
@@ -174,6 +180,7 @@ func TestNewDryRejects(t *testing.T) {
 // NewDry's; below the raised line a bright dry residue (NDVI 0.30) reads
 // no green, and its straw is the two-member reading of its NDTI.
 func TestNewDryAt(t *testing.T) {
+	t.Parallel()
 	base, _ := NewDry(Green, Straw, Soil)
 	low, ok1 := NewDryAt(Green, Straw, Soil, 0.1)
 	high, ok2 := NewDryAt(Green, Straw, Soil, 0.35)

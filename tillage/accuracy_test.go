@@ -242,6 +242,9 @@ func (b borderStats) String() string {
 // desiccation). The default run is small and asserts the targets; with
 // -accuracy it runs ≥1,000 series of each class and prints the tables.
 func TestAccuracy(t *testing.T) {
+	// Independent of the other tests (its own worlds, flags only read):
+	// under make test it overlaps the package's other long harnesses.
+	t.Parallel()
 	p := DefaultParams()
 	// The default run (seed 1) is the set the defaults were tuned on; the
 	// full run draws a different set (seed 2) so its figures are held out.

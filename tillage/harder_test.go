@@ -170,6 +170,9 @@ func (c confusion) f1() float64 {
 // TestHarderTillageSmall runs the harder world on the tuning seed with a
 // few talhões, and the baseline's threshold scan.
 func TestHarderTillageSmall(t *testing.T) {
+	// Independent of the other tests (its own worlds, flags only read):
+	// under make test it overlaps the package's other long harnesses.
+	t.Parallel()
 	n := 60
 	if testing.Short() {
 		n = 10

@@ -49,6 +49,9 @@ func noteWorld(rng *rand.Rand, pointSD, dateSD, drop float64) (fields [][]Cell, 
 // the detector on a six-month series (tuning seeds 1–4, 20 tilled and 20
 // no-till fields per setting).
 func TestNoteWorld(t *testing.T) {
+	// Independent of the other tests (its own worlds, flags only read):
+	// under make test it overlaps the package's other long harnesses.
+	t.Parallel()
 	for _, c := range []struct{ pointSD, dateSD, drop float64 }{{0.012, 0, 0.07}, {0.012, 0.02, 0.07}, {0.03, 0.02, 0.05}, {0.03, 0.03, 0.05}} {
 		var f fieldPR
 		var base [2]fieldPR // baseline at 0.04 and 0.06, the real-data check's range

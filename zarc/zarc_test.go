@@ -19,6 +19,7 @@ import (
 //
 // Each bound belongs to the upper level.
 func TestTabela1(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		got  int
@@ -52,6 +53,7 @@ func TestTabela1(t *testing.T) {
 }
 
 func TestParseAgriYear(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    AgriYear
@@ -88,6 +90,7 @@ func TestParseAgriYear(t *testing.T) {
 }
 
 func TestDay(t *testing.T) {
+	t.Parallel()
 	brt := time.FixedZone("BRT", -3*3600)
 	in := time.Date(2024, 10, 5, 22, 30, 0, 0, brt) // 2024-10-06 01:30 UTC
 	if got, want := Day(in), time.Date(2024, 10, 6, 0, 0, 0, 0, time.UTC); !got.Equal(want) || got.Location() != time.UTC {
@@ -98,6 +101,7 @@ func TestDay(t *testing.T) {
 // Portaria SPA/MAPA 206/2026, item 3.3: each month has three decêndios
 // (1–10, 11–20, 21 to the month's end), numbered 1 to 36 over the year.
 func TestDecendio(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		day  string
 		want int
@@ -136,6 +140,7 @@ func FuzzParseAgriYear(f *testing.F) {
 }
 
 func TestDate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		days Date

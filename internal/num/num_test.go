@@ -8,6 +8,7 @@ import (
 )
 
 func TestSelectMatchesSort(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 3, 10, 17, 100, 1001} {
 		for trial := 0; trial < 20; trial++ {
@@ -26,6 +27,7 @@ func TestSelectMatchesSort(t *testing.T) {
 }
 
 func TestQuantileType7(t *testing.T) {
+	t.Parallel()
 	v := []float64{5, 1, 4, 2, 3} // sorted 1..5
 	for _, tc := range []struct{ p, want float64 }{{0, 1}, {0.25, 2}, {0.5, 3}, {0.9, 4.6}, {1, 5}, {0.125, 1.5}} {
 		if got := Quantile(slices.Clone(v), tc.p); math.Abs(got-tc.want) > 1e-12 {
@@ -37,6 +39,7 @@ func TestQuantileType7(t *testing.T) {
 // TestQuantileMatchesSort checks the selection-based quantile against the
 // definition on sorted data, including ties.
 func TestQuantileMatchesSort(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, n := range []int{1, 2, 3, 17, 100, 1001, 5000} {
 		for _, ties := range []bool{false, true} {
@@ -65,6 +68,7 @@ func TestQuantileMatchesSort(t *testing.T) {
 }
 
 func TestRound(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    float64
 		n    int
