@@ -13,8 +13,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/manejo/manejo/classify"
-	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/series"
@@ -30,14 +28,11 @@ func init() {
 
 // runFlags are the flags of manejo run.
 type runFlags struct {
-	cfg                                  pipeline.Config
-	season, agriStart, from, asOf, shard string
-	codes, codesFile                     string
-	shards                               int
-	quiet                                bool
-	allow, collections, noQA             stringList
-	tp                                   tillage.Params
-	cp                                   coverage.Params
+	contractFlags
+	cfg                      pipeline.Config
+	shard                    string
+	shards                   int
+	allow, collections, noQA stringList
 }
 
 // define declares the flags on fs.
@@ -46,17 +41,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	catalogFlags(fs, &f.cfg.Catalog, &f.collections)
 	readRuleFlags(fs, &f.allow, &f.noQA)
 	demFlag(fs, &f.cfg.DEM)
-	fs.StringVar(&f.cfg.Crops, "crops", "", "declared crop history CSV, the table of manejo classify --crops ("+strings.Join(classify.CropsColumns, ",")+"): each season's straw is read with the residue of the crop that ended last before its sowing (docs/coverage.md)")
-	fs.StringVar(&f.cfg.Sowing, "sowing", "", "declared sowing dates CSV: field_id,season,sowing_date[,crop] (declared dates win over detection)")
+	f.contractFlags.define(fs)
 	fs.StringVar(&f.cfg.Out, "out", "", "output folder, local or s3://bucket/prefix (required)")
-	fs.StringVar(&f.season, "season", "", "contract agricultural year, e.g. 2026/2027: C reads the three years before it (required)")
-	fs.StringVar(&f.agriStart, "agri-year-start", "07-01", "first day (MM-DD) of an agricultural year")
-	fs.StringVar(&f.from, "from", "", fmt.Sprintf("first scene date read, YYYY-MM-DD (default: %d years before the contract year)", pipeline.HistoryYears))
-	fs.StringVar(&f.asOf, "as-of", "", "reference date of T and last scene date read: YYYY-MM-DD, an RFC 3339 timestamp (its UTC date; EventBridge Scheduler's <aws.scheduler.scheduled-time>) or today (the UTC date at start; weekly runs); default: the day before the contract year")
-	fs.StringVar(&f.codes, "satellite-codes", "", "SINM satellite codes, collection=S0n,...; the key dem names the slope source (e.g. 'sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09')")
-	fs.StringVar(&f.cfg.OperatorCNPJ, "cnpj-empresa-sensoriamento", os.Getenv(operatorCNPJEnv), "CNPJ of the remote-sensing company running manejo, written as cnpjEmpresaSensoriamento in every SINM payload (punctuation allowed; default $"+operatorCNPJEnv+"; empty leaves it out)")
-	fs.BoolVar(&f.cfg.UndeclaredPracticesAsZero, "undeclared-practices-as-zero", false, "send plantioContorno/terraceamento 0 for a talhão that does not declare them (default: its payload is held back, with the reason)")
-	fs.StringVar(&f.codesFile, "satellite-codes-file", "", "file with the satellite codes (JSON object or key=value lines); --satellite-codes entries override it")
 	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
 	fs.StringVar(&f.cfg.ShardBy, "shard-by", pipeline.ShardBySpace, "how talhões are assigned to shards: space (neighbours together, balanced by cells) or hash (FNV-1a of the id, the assignment before issue 26)")
@@ -69,16 +55,9 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
 	fs.IntVar(&f.cfg.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in cells × scenes (about 1.1 KB each): a talhão over it fails unread with the reason; 0 = %d (about 4.4 GB), -1 = no cap", series.DefaultMaxCellScenes))
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress: neither the terminal bar nor the JSON log lines (errors are still printed)")
-	fs.BoolVar(&f.cfg.Force, "force", false, "recompute even batches and shards a previous run with the same inputs committed")
 	fs.StringVar(&f.cfg.Cache, "cache", "", "observation cache, local folder or s3://bucket/prefix/: scenes it holds for a talhão are not read again; outputs are unchanged (docs/cache.md)")
 	fs.Float64Var(&f.cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
 	fs.Float64Var(&f.cfg.Grid.EdgeBufferM, "edge-buffer-m", 15, "minimum distance in metres from a cell centre to the talhão border")
-	fs.Float64Var(&f.tp.K, "tillage-k", f.tp.K, "tillage break threshold in historical standard deviations (Portaria 349, 6.8)")
-	fs.Float64Var(&f.tp.MinCellFraction, "tillage-min-cells", f.tp.MinCellFraction, "share of interior cells that must break for a talhão event")
-	fs.Float64Var(&f.cp.MaxNDVI, "straw-max-ndvi", 0, "readings at or above this NDVI are left out of the straw reading (default 0.5 with the unmixing estimator, 0.3 with the NDTI ones; see docs/coverage.md)")
-	fs.Float64Var(&f.cp.BareNDTI, "bare-ndti", 0, "NDTI of bare soil, 0 % straw (default: see README)")
-	fs.Float64Var(&f.cp.StrawNDTI, "straw-ndti", 0, "NDTI of full straw cover, 100 % (default: see README)")
 }
 
 // checkPlaces checks the flags that name places before the run creates
@@ -151,26 +130,14 @@ func configUsage(err error) error {
 
 // config checks the flags and turns them into the run's configuration.
 func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
+	f.cfg.Crops, f.cfg.Sowing, f.cfg.OperatorCNPJ = f.crops, f.sowing, f.cnpj
+	f.cfg.UndeclaredPracticesAsZero, f.cfg.Force = f.undeclaredAsZero, f.force
 	cfg := f.cfg
-	var err error
-	if cfg.AgriYearStart, err = coverage.ParseMonthDay(f.agriStart); err != nil {
-		return cfg, usagef("--agri-year-start: %v", err)
+	d, err := f.dates() // no --season: Validate names it, after the inputs before it
+	if err != nil {
+		return cfg, err
 	}
-	if f.season != "" { // none: Validate names it, after the inputs before it
-		if cfg.Season, err = coverage.ParseSeason(f.season, cfg.AgriYearStart); err != nil {
-			return cfg, usagef("--season: %v", err)
-		}
-	}
-	if f.from != "" {
-		if cfg.From, err = time.Parse(time.DateOnly, f.from); err != nil {
-			return cfg, usagef("--from %q: want YYYY-MM-DD", f.from)
-		}
-	}
-	if f.asOf != "" {
-		if cfg.AsOf, err = pipeline.ParseAsOf(f.asOf, time.Now()); err != nil {
-			return cfg, usagef("--as-of %v", err)
-		}
-	}
+	cfg.AgriYearStart, cfg.Season, cfg.From, cfg.AsOf = d.yearStart, d.season, d.from, d.asOf
 	if f.codes != "" || f.codesFile != "" { // none: Validate names them
 		if cfg.Codes, err = loadCodes(ctx, f.codes, f.codesFile); err != nil {
 			return cfg, err
@@ -205,7 +172,7 @@ func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "run --fields F --catalog C --season 2026/2027 --satellite-codes K=S0n,... --out DIR [--dem D] [flags]\n\n--fields, --catalog, --season, the satellite codes and --out are required; without --dem slope is missing", stderr)
-	f := runFlags{tp: tillage.DefaultParams()}
+	f := runFlags{contractFlags: contractFlags{tp: tillage.DefaultParams()}}
 	f.define(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -26,7 +26,7 @@ func TestRunOperatorCNPJ(t *testing.T) {
 
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	f := runFlags{tp: tillage.DefaultParams()}
+	f := runFlags{contractFlags: contractFlags{tp: tillage.DefaultParams()}}
 	f.define(fs)
 	if err := fs.Parse(append(base, "--cnpj-empresa-sensoriamento", "11.222.333/0001-81")); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestRunOperatorCNPJ(t *testing.T) {
 		want string
 	}{{nil, "11.444.777/0001-61"}, {[]string{"--cnpj-empresa-sensoriamento", "11.222.333/0001-81"}, "11.222.333/0001-81"}} {
 		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		f := runFlags{tp: tillage.DefaultParams()}
+		f := runFlags{contractFlags: contractFlags{tp: tillage.DefaultParams()}}
 		f.define(fs)
 		if err := fs.Parse(append(base, tc.args...)); err != nil {
 			t.Fatal(err)
