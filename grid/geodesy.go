@@ -237,6 +237,13 @@ func AreaHa(mp orb.MultiPolygon) float64 {
 // polygonAreaHa is AreaHa for one polygon.
 func polygonAreaHa(p orb.Polygon) float64 { return AreaHa(orb.MultiPolygon{p}) }
 
+// UTMInZone returns p's easting and northing in metres in the WGS84 UTM
+// zone of the given EPSG code (326zz, 327zz), inside the zone or not.
+func UTMInZone(p orb.Point, epsg int) (x, y float64) {
+	q := newUTM(epsg%100, epsg/100 == 327).forward(p)
+	return q[0], q[1]
+}
+
 // UTM returns the WGS84 UTM zone of p as its EPSG code (326zz north,
 // 327zz south) and p's easting and northing in metres in that zone.
 func UTM(p orb.Point) (epsg int, x, y float64) {

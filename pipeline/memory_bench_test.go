@@ -124,11 +124,9 @@ func memArchiveDir(b *testing.B, bin string) string {
 	return dir
 }
 
-// benchArchiveDir builds the synthetic archive o once per machine and keeps it
-// in the temporary folder for later runs (its name holds every option
-// that shapes it).
-func benchArchiveDir(b *testing.B, o synth.Options) string {
-	b.Helper()
+// benchArchivePath is where benchArchiveDir keeps the archive of o: a
+// name holding every option that shapes it.
+func benchArchivePath(o synth.Options) string {
 	block, tiles := "", ""
 	if o.BlockSize != 0 {
 		block = fmt.Sprintf("-b%d", o.BlockSize)
@@ -136,8 +134,15 @@ func benchArchiveDir(b *testing.B, o synth.Options) string {
 	if o.Tiles > 0 {
 		tiles = fmt.Sprintf("-t%d", o.Tiles)
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d%s-r%d-%s-%s%s",
+	return filepath.Join(os.TempDir(), fmt.Sprintf("manejo-bench-archive-s%d-f%d-px%d%s-r%d-%s-%s%s",
 		o.Seed, o.Fields, o.SceneSizePx, block, o.RevisitDays, o.Start.Format("20060102"), o.End.Format("20060102"), tiles))
+}
+
+// benchArchiveDir builds the synthetic archive o once per machine and keeps it
+// in the temporary folder for later runs (benchArchivePath).
+func benchArchiveDir(b *testing.B, o synth.Options) string {
+	b.Helper()
+	dir := benchArchivePath(o)
 	if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
 		return dir
 	}

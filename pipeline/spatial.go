@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 
 	"github.com/manejo/manejo/grid"
@@ -32,24 +33,76 @@ const (
 // tile, level l (1…hilbertOrder) squares of tileQuadM / 2ˡ metres.
 const tileLevels = hilbertOrder
 
-// spatialKey is the key of a talhão whose bounding box centre is c: the
-// Hilbert key of its tile (MGRS square, from the UTM zone and the square's
-// column and row) in the upper 32 bits, that of c within the tile in the
-// lower 32. Sorting by it keeps each tile's talhões together and, within a
-// tile, each block's.
-func spatialKey(c orb.Point) uint64 {
+// spatialPos is where a talhão lies on the tiling grid: its tile (the
+// MGRS square of the centre of its bounding box: the Hilbert key of the
+// square's column and row), the smallest quadtree square of that tile
+// holding its whole bounding box (level, and the square's first key
+// within the tile) and the key of the bounding box's centre.
+//
+// Talhões sorted by spatialPos follow the quadtree in pre-order: a
+// square's talhões that cross a line between its children (and so need
+// image blocks on both sides) come first, then each child's, and so on.
+// A run of that order that holds a square's crossing talhões and some of
+// its children needs the blocks along those lines once, instead of every
+// child's shard reaching into its neighbours' blocks.
+type spatialPos struct {
+	tile, start, centre uint64
+	level               int
+}
+
+func (p spatialPos) less(q spatialPos) bool {
+	switch {
+	case p.tile != q.tile:
+		return p.tile < q.tile
+	case p.start != q.start:
+		return p.start < q.start
+	case p.level != q.level:
+		return p.level < q.level
+	}
+	return p.centre < q.centre
+}
+
+// prefix is p's square at level l (its key's first 2l bits), and false
+// when p's smallest square is coarser than l (p crosses a level-l line).
+func (p spatialPos) prefix(l int) (uint64, bool) {
+	if l > p.level {
+		return 0, false
+	}
+	return p.start >> (2 * uint(tileLevels-l)), true
+}
+
+// spatialPosOf places a talhão of geometry g on the tiling grid.
+func spatialPosOf(g orb.MultiPolygon) spatialPos {
+	c := g.Bound().Center()
 	epsg, x, y := grid.UTM(c)
 	e, n := math.Floor(x/tileSquareM), math.Floor(y/tileSquareM)
 	ulx := math.Floor(e*tileSquareM/tileSnapM) * tileSnapM
 	uly := math.Round((n+1)*tileSquareM/tileSnapM) * tileSnapM
+	const side = 1 << hilbertOrder
 	cell := func(v float64) uint64 {
-		const side = 1 << hilbertOrder
 		c := math.Floor(v / tileQuadM * side)
 		if math.IsNaN(c) || c < 0 {
 			return 0
 		}
 		return uint64(min(c, side-1))
 	}
+	// The bounding box of its shells' vertices in the tile's zone (a
+	// talhão across a zone boundary is projected in the zone of its
+	// centre, as grid.Build does).
+	x0, y0, x1, y1 := x-ulx, uly-y, x-ulx, uly-y
+	for _, p := range g {
+		if len(p) == 0 {
+			continue
+		}
+		for _, q := range p[0] {
+			qx, qy := grid.UTMInZone(q, epsg)
+			x0, x1 = min(x0, qx-ulx), max(x1, qx-ulx)
+			y0, y1 = min(y0, uly-qy), max(y1, uly-qy)
+		}
+	}
+	cx0, cx1, cy0, cy1 := cell(x0), cell(x1), cell(y0), cell(y1)
+	level := min(tileLevels-bits.Len64(cx0^cx1), tileLevels-bits.Len64(cy0^cy1))
+	shift := 2 * uint(tileLevels-level)
 	// Tiles on a grid of 10 columns per zone and 100 rows per hemisphere
 	// (south first, so rows run north), in Hilbert order too.
 	col := uint64((epsg%100-1)*10) + uint64(min(max(e, 0), 9))
@@ -57,22 +110,32 @@ func spatialKey(c orb.Point) uint64 {
 	if epsg/100 == 326 {
 		row += 100
 	}
-	return hilbertKey(col, row)<<32 | hilbertKey(cell(x-ulx), cell(uly-y))
+	return spatialPos{
+		tile:   hilbertKey(col, row),
+		start:  hilbertKey(cx0, cy0) >> shift << shift,
+		level:  level,
+		centre: hilbertKey(cell(x-ulx), cell(uly-y)),
+	}
 }
 
-// boundaryLevel is how coarse the boundary between two keys a < b is: 0
-// when they are in different tiles, l when they are in one square of
-// level l−1 but different squares of level l, tileLevels+1 when equal (no
-// line of the grid between them). The smaller, the fewer image blocks a
-// cut there splits.
-func boundaryLevel(a, b uint64) int {
-	if a>>32 != b>>32 {
+// boundaryLevel is how coarse the boundary between two talhões a before b
+// in spatial order is: 0 when they are in different tiles, l when they
+// are in one square of level l−1 but not in the same square of level l
+// (one of them crossing a level-l line counts as apart), tileLevels+1
+// when they share every square (no line of the grid between them). The
+// smaller, the fewer image blocks a cut there splits.
+func boundaryLevel(a, b spatialPos) int {
+	if a.tile != b.tile {
 		return 0
 	}
 	for l := 1; l <= tileLevels; l++ {
-		shift := 2 * uint(tileLevels-l)
-		if (a&0xffffffff)>>shift != (b&0xffffffff)>>shift {
+		pa, oka := a.prefix(l)
+		pb, okb := b.prefix(l)
+		if oka != okb || pa != pb {
 			return l
+		}
+		if !oka {
+			break
 		}
 	}
 	return tileLevels + 1
@@ -103,12 +166,11 @@ func hilbertKey(x, y uint64) uint64 {
 	return d
 }
 
-// placed is a talhão with its spatial key (spatialKey of the centre of its
-// bounding box) and its weight: its estimated cells (area over the legal
+// placed is a talhão with its place on the tiling grid and its weight: its estimated cells (area over the legal
 // cell size of its area class, at least 1).
 type placed struct {
 	field  grid.Field
-	key    uint64
+	pos    spatialPos
 	weight float64
 }
 
@@ -119,11 +181,11 @@ type placed struct {
 func spatialOrder(fields []grid.Field, o grid.Options) (order []placed, cum []float64) {
 	order = make([]placed, len(fields))
 	for i, f := range fields {
-		order[i] = placed{field: f, key: spatialKey(f.Geometry.Bound().Center()), weight: estimatedCells(f, o)}
+		order[i] = placed{field: f, pos: spatialPosOf(f.Geometry), weight: estimatedCells(f, o)}
 	}
 	sort.Slice(order, func(i, j int) bool {
-		if order[i].key != order[j].key {
-			return order[i].key < order[j].key
+		if a, b := order[i].pos, order[j].pos; a != b {
+			return a.less(b)
 		}
 		return order[i].field.ID < order[j].field.ID
 	})
@@ -140,7 +202,7 @@ func levelAt(order []placed, i int) int {
 	if i <= 0 || i >= len(order) {
 		return 0
 	}
-	return boundaryLevel(order[i-1].key, order[i].key)
+	return boundaryLevel(order[i-1].pos, order[i].pos)
 }
 
 // estimatedCells is about the number of cells grid.Build lays in f: its

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/manejo/manejo/grid"
@@ -57,8 +58,8 @@ func square(id string, lon, lat, side float64) grid.Field {
 // may take to fall on a line of the tiling grid, plus the largest
 // talhão), and shards keep the imagery's blocks together: the talhões of
 // a 20 × 20 checkerboard over parts of four 20.48 km squares of the
-// Sentinel-2 grid cut into 4 shards, no 5.12 km square of that grid (a
-// 512-px block at 10 m) holds the centres of two shards' talhões.
+// Sentinel-2 grid cut into 4 shards, the talhões that lie inside one
+// 5.12 km square of that grid (a 512-px block at 10 m) are in one shard.
 func TestSpatialShards(t *testing.T) {
 	var fields []grid.Field
 	rng := rand.New(rand.NewPCG(26, 3))
@@ -71,7 +72,7 @@ func TestSpatialShards(t *testing.T) {
 	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	b := spatialShards(shuffled, 4, grid.Options{})
 	weight := make([]float64, 4)
-	block := map[[3]int]int{}
+	block := map[[2]int]int{}
 	total, largest := 0.0, 0.0
 	for _, f := range fields {
 		s := a[f.ID]
@@ -82,12 +83,16 @@ func TestSpatialShards(t *testing.T) {
 		weight[s] += w
 		total += w
 		largest = max(largest, w)
-		epsg, x, y := grid.UTM(f.Geometry.Bound().Center())
-		sq := [3]int{epsg, int(math.Floor((x - testULX) / 5_120)), int(math.Floor((testULY - y) / 5_120))}
-		if o, ok := block[sq]; ok && o != s {
-			t.Errorf("shards %d and %d both hold talhões centred in the 5.12 km square %v", o, s, sq)
+		sq := squaresOf(lonLatBox(f), 5_120)
+		if len(sq) > 1 {
+			continue
 		}
-		block[sq] = s
+		for k := range sq {
+			if o, ok := block[k]; ok && o != s {
+				t.Errorf("shards %d and %d both hold talhões inside the 5.12 km square %v", o, s, k)
+			}
+			block[k] = s
+		}
 	}
 	for s := range 4 {
 		if tol := 2*cutSlack*total/4 + largest; math.Abs(weight[s]-total/4) > tol {
@@ -166,53 +171,113 @@ const testULX, testULY = 699_960.0, 8_700_000.0
 
 // alignedTile lays a regular portfolio over the 20.48 km square whose
 // north-west corner is (col, row) squares of 20.48 km from the tile's
-// corner: k × k talhões of 300–900 m, many across a block line.
+// corner: k × k talhões of 300–700 m inside it, some across a block line.
 func alignedTile(col, row, k int, rng *rand.Rand) [][5]float64 {
 	var rects [][5]float64
 	x0, y0 := testULX+float64(col)*20_480, testULY-float64(row+1)*20_480
 	step := 20_480 / float64(k)
 	for i := range k {
 		for j := range k {
-			w, h := 300+600*rng.Float64(), 300+600*rng.Float64()
+			w, h := 300+400*rng.Float64(), 300+400*rng.Float64()
 			cx, cy := x0+(float64(i)+0.5)*step, y0+(float64(j)+0.5)*step
+			// Inside the square, 60 m from its edges, as a scene's talhões.
+			cx = min(max(cx, x0+60+w/2), x0+20_480-60-w/2)
+			cy = min(max(cy, y0+60+h/2), y0+20_480-60-h/2)
 			rects = append(rects, [5]float64{cx - w/2, cy - h/2, w, h})
 		}
 	}
 	return rects
 }
 
+// lonLatBox is f's bounding box in metres of EPSG:32721 (its corners
+// projected), as [x0, y0, width, height].
+func lonLatBox(f grid.Field) [5]float64 {
+	bb := f.Geometry.Bound()
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, q := range []orb.Point{bb.Min, bb.Max, {bb.Min[0], bb.Max[1]}, {bb.Max[0], bb.Min[1]}} {
+		x, y := grid.UTMInZone(q, 32721)
+		x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+	}
+	return [5]float64{x0, y0, x1 - x0, y1 - y0}
+}
+
+// squaresOf is the set of squares of side metres of the grid from the
+// tile corner (testULX, testULY) that the box r ([x0, y0, w, h]) touches.
+func squaresOf(r [5]float64, side float64) map[[2]int]bool {
+	out := map[[2]int]bool{}
+	for i := int(math.Floor((r[0] - testULX) / side)); i <= int(math.Floor((r[0]+r[2]-testULX)/side)); i++ {
+		for j := int(math.Floor((testULY - r[1] - r[3]) / side)); j <= int(math.Floor((testULY-r[1])/side)); j++ {
+			out[[2]int{i, j}] = true
+		}
+	}
+	return out
+}
+
+// touched is the number of (shard, square of side metres) pairs: how many
+// times the squares the shards' talhões reach would be read, one shard
+// after the other.
+func touched(rects [][5]float64, fields []grid.Field, at map[string]int, side float64) int {
+	pairs := map[[3]int]bool{}
+	for i, f := range fields {
+		for k := range squaresOf(rects[i], side) {
+			pairs[[3]int{at[f.ID], k[0], k[1]}] = true
+		}
+	}
+	return len(pairs)
+}
+
 // TestSpatialShardsBlockAligned: on one 20.48 km square of the Sentinel-2
 // grid (one synthetic 2,048-px tile, or one 20 m block of a real one), 4
-// shards are its 10.24 km quadrants and 16 its 5.12 km squares — whole
-// COG blocks of 512-px tiles at 20 and 10 m — whatever the talhões that
-// reach across those lines; over 10 such squares, 5 shards take 2 whole
-// squares each.
+// shards take its 10.24 km quadrants (whole 20 m blocks of 512-px COGs):
+// the talhões inside a quadrant are in one shard, each quadrant's in
+// another, and the talhões that cross the quadrants' lines go together,
+// so the shards reach into 7 quadrants in all (one shard all four, the
+// others their own) against 4 for one shard; with 16 shards they reach
+// fewer 5.12 km squares than shards cut at the same places by the
+// talhões' centres; over 10 such squares, 5 shards take 2 whole squares
+// each.
 func TestSpatialShardsBlockAligned(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 4))
 	one := alignedTile(2, 1, 32, rng)
 	fields := utmFields(t, one)
-	for _, c := range []struct{ n, side int }{{4, 10_240}, {16, 5_120}} {
-		at := spatialShards(fields, c.n, grid.Options{})
-		square := map[int][2]int{}
-		for i, f := range fields {
-			r := one[i]
-			sq := [2]int{int(math.Floor((r[0] + r[2]/2 - testULX) / float64(c.side))), int(math.Floor((testULY - r[1] - r[3]/2) / float64(c.side)))}
-			s := at[f.ID]
-			if got, ok := square[s]; ok && got != sq {
-				t.Fatalf("%d shards: shard %d holds talhões centred in squares %v and %v of %d m", c.n, s, got, sq, c.side)
+	at := spatialShards(fields, 4, grid.Options{})
+	owner := map[[2]int]int{}
+	for i, f := range fields {
+		sq := squaresOf(one[i], 10_240)
+		if len(sq) > 1 {
+			continue
+		}
+		for k := range sq {
+			if o, ok := owner[k]; ok && o != at[f.ID] {
+				t.Errorf("talhões inside quadrant %v in shards %d and %d", k, o, at[f.ID])
 			}
-			square[s] = sq
+			owner[k] = at[f.ID]
 		}
-		if len(square) != c.n {
-			t.Errorf("%d shards: %d hold talhões", c.n, len(square))
+	}
+	if seen := map[int]bool{}; len(owner) == 4 {
+		for _, s := range owner {
+			seen[s] = true
 		}
+		if len(seen) != 4 {
+			t.Errorf("the quadrants' talhões are in %d shards, want 4", len(seen))
+		}
+	} else {
+		t.Errorf("talhões inside %d quadrants, want 4", len(owner))
+	}
+	if n := touched(one, fields, at, 10_240); n > 7 {
+		t.Errorf("4 shards reach %d quadrants in all, want at most 7", n)
+	}
+	at16 := spatialShards(fields, 16, grid.Options{})
+	byCentre := centreShards(fields, 16)
+	if a, b := touched(one, fields, at16, 5_120), touched(one, fields, byCentre, 5_120); a >= b {
+		t.Errorf("16 shards reach %d squares of 5.12 km in all, cut by centres %d", a, b)
 	}
 	var many [][5]float64
 	for k := range 10 {
 		many = append(many, alignedTile(k%4, k/4, 8, rng)...)
 	}
 	fields = utmFields(t, many)
-	at := spatialShards(fields, 5, grid.Options{})
+	at = spatialShards(fields, 5, grid.Options{})
 	tileOf := map[int]int{}
 	count := map[int]int{}
 	for i, f := range fields {
@@ -230,4 +295,24 @@ func TestSpatialShardsBlockAligned(t *testing.T) {
 			t.Errorf("shard %d holds %d squares, want 2", s, count[s])
 		}
 	}
+}
+
+// centreShards cuts the talhões sorted by the key of their centre on the
+// tiling grid into n runs of equal cells, each talhão where the middle of
+// its weight falls: the cut before the straddling talhões were ordered
+// with the square they cross.
+func centreShards(fields []grid.Field, n int) map[string]int {
+	order, cum := spatialOrder(fields, grid.Options{})
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i].pos, order[j].pos
+		return a.tile < b.tile || a.tile == b.tile && a.centre < b.centre
+	})
+	total := cum[len(order)]
+	out := map[string]int{}
+	acc := 0.0
+	for _, p := range order {
+		out[p.field.ID] = min(n-1, int((acc+p.weight/2)/total*float64(n)))
+		acc += p.weight
+	}
+	return out
 }
