@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/manejo/manejo/pipeline"
 	"github.com/manejo/manejo/series"
@@ -31,8 +30,7 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&cols, "collections", "collections to search, comma-separated (default per API, see docs/stac-api.md)")
 	talhoesFlags(fs, &cfg.Fields, &cfg.IDField)
 	fs.StringVar(&bbox, "bbox", "", "footprint west,south,east,north in degrees (instead of --fields)")
-	fs.StringVar(&from, "from", "", "first day, YYYY-MM-DD")
-	fs.StringVar(&to, "to", "", "last day, YYYY-MM-DD")
+	acquisitionFlags(fs, &from, &to)
 	fs.StringVar(&cfg.Out, "out", "", "ItemCollection to write, local or s3:// (required)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
@@ -54,16 +52,8 @@ func runCatalog(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	for _, d := range []struct {
-		name, v string
-		dst     *time.Time
-	}{{"--from", from, &cfg.From}, {"--to", to, &cfg.To}} {
-		if d.v == "" {
-			continue
-		}
-		if *d.dst, err = time.Parse(time.DateOnly, d.v); err != nil {
-			return usagef("%s %q: want YYYY-MM-DD", d.name, d.v)
-		}
+	if cfg.From, cfg.To, err = seriesDates(from, to); err != nil {
+		return err
 	}
 	cfg.Collections = cols
 	res, err := pipeline.FreezeCatalog(ctx, cfg)

@@ -48,8 +48,8 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	talhoesFlags(fs, &fields, &idField)
 	catalogFlags(fs, &catalog, &cols)
 	out := fs.String("out", "", "observations: .parquet (observations dataset) or .csv; local path or s3:// (required)")
-	from := fs.String("from", "", "first acquisition date, YYYY-MM-DD (default: no limit)")
-	to := fs.String("to", "", "last acquisition date, YYYY-MM-DD (default: no limit)")
+	var from, to string
+	acquisitionFlags(fs, &from, &to)
 	workersFlag(fs, &workers)
 	readRuleFlags(fs, &allow, &noQA)
 	profiles := fs.String("collection-profile", "", "comma-separated collection=profile pairs, to read a collection with a built-in profile (e.g. sentinel-2-c1-l2a=sentinel-2-l2a)")
@@ -82,7 +82,7 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	o := series.Options{Workers: workers}
 	var err error
-	if o.From, o.To, err = seriesDates(*from, *to); err != nil {
+	if o.From, o.To, err = seriesDates(from, to); err != nil {
 		return err
 	}
 	if o.Profiles, err = seriesProfiles(*profiles, noQA); err != nil {
@@ -118,7 +118,8 @@ func runSeries(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// seriesDates parses --from and --to (empty = no limit).
+// seriesDates parses --from and --to (empty = no limit) of series and
+// catalog search.
 func seriesDates(from, to string) (time.Time, time.Time, error) {
 	var f, t time.Time
 	for _, d := range []struct {

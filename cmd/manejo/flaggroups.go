@@ -45,6 +45,14 @@ func workersFlag(fs *flag.FlagSet, workers *int) {
 	fs.IntVar(workers, "workers", 0, "parallelism: talhões or scenes worked on at once; 0 = all cores")
 }
 
+// acquisitionFlags declares --from and --to, the window of acquisition
+// dates that series samples and catalog search searches; parse them with
+// seriesDates.
+func acquisitionFlags(fs *flag.FlagSet, from, to *string) {
+	fs.StringVar(from, "from", "", "first acquisition date, YYYY-MM-DD, included (default: no limit)")
+	fs.StringVar(to, "to", "", "last acquisition date, YYYY-MM-DD, included (default: no limit)")
+}
+
 // demFlag declares --dem (run, slope).
 func demFlag(fs *flag.FlagSet, dem *string) {
 	fs.StringVar(dem, "dem", "", "elevation model for slope: any GDAL raster (NASADEM 1″ GeoTIFF/HGT, a VRT mosaic, a COG); local, s3:// or https://")

@@ -49,7 +49,7 @@ func TestOneFlagVocabulary(t *testing.T) {
 	}
 	shared := []string{"fields", "id-field", "workers", "allow-missing-qa", "allow-href-prefix", "catalog", "dem",
 		"season", "agri-year-start", "as-of", "satellite-codes", "satellite-codes-file", "cnpj-empresa-sensoriamento",
-		"undeclared-practices-as-zero", "sowing", "force", "tillage-k", "tillage-min-cells", "straw-max-ndvi", "bare-ndti", "straw-ndti"}
+		"undeclared-practices-as-zero", "sowing", "force", "to", "tillage-k", "tillage-min-cells", "straw-max-ndvi", "bare-ndti", "straw-ndti"}
 	first := map[string]string{} // flag → the first command declaring it
 	want := map[string]string{}  // flag → its help block there
 	for _, inv := range invocations {
