@@ -64,6 +64,9 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	if cfg.MaxCellScenes != 0 { // likewise: it decides which talhões are refused
 		fmt.Fprintf(&b, "max-cell-scenes=%d\n", cfg.MaxCellScenes)
 	}
+	if cfg.BatchCellScenes != 0 { // likewise: it cuts the batches, as BatchSize
+		fmt.Fprintf(&b, "batch-cell-scenes=%d\n", cfg.BatchCellScenes)
+	}
 	if len(cfg.AllowMissingQA) > 0 {
 		fmt.Fprintf(&b, "allow-missing-qa=%s\n", strings.Join(cfg.AllowMissingQA, ","))
 	}

@@ -36,6 +36,9 @@ func newManifest(cfg Config, start time.Time, runID string) *runManifest {
 	if cfg.Crops != "" { // only when set: manifests of runs without it stay the same
 		m.Parameters["crops"] = cfg.Crops
 	}
+	if cfg.BatchCellScenes != 0 { // likewise
+		m.Parameters["batch-cell-scenes"] = fmt.Sprint(cfg.BatchCellScenes)
+	}
 	if len(cfg.Collections) > 0 {
 		m.Parameters["collections"] = strings.Join(cfg.Collections, ",")
 	}

@@ -81,14 +81,13 @@ func (r *run) readPassWanted() bool {
 // not committed yet, and leaves the spill in st for the batches. It
 // returns an error only when the run is cancelled or the spill folder
 // cannot be made.
-func (r *run) readAhead(ctx context.Context, st *stage, owned []grid.Field, nb int) error {
+func (r *run) readAhead(ctx context.Context, st *stage, batches [][]grid.Field) error {
 	if !r.readPassWanted() {
 		return nil
 	}
 	cfg := r.cfg
 	var pending []grid.Field
-	for b := 0; b < nb; b++ {
-		batch := owned[b*cfg.BatchSize : min((b+1)*cfg.BatchSize, len(owned))]
+	for b, batch := range batches {
 		ids := make([]string, len(batch))
 		for i, f := range batch {
 			ids[i] = f.ID

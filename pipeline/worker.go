@@ -68,6 +68,12 @@ type Config struct {
 	// has seen it unchanged that long. Zero means DefaultLeaseTTL.
 	LeaseTTL  time.Duration
 	BatchSize int // talhões per batch; default 64
+	// BatchCellScenes bounds the cell × scene pairs of a batch (a talhão
+	// over it is a batch alone), so that its memory (about 1.1 KB a pair)
+	// is set by the settings whatever the talhões' size (cutBatches;
+	// --batch-cell-scenes). 0 means DefaultBatchCellScenes; negative, the
+	// count of talhões alone bounds a batch.
+	BatchCellScenes int
 	// ShardBy is how talhões are assigned to shards: ShardBySpace (the
 	// default: runs of the Hilbert order of their centres, balanced by
 	// cells) or ShardByHash (FNV-1a of the id, the assignment before
@@ -238,7 +244,8 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	st := newStage(r.in, runID)
 	st.min = r.min
 	defer func() { st.spill.close() }()
-	nb := (len(owned) + cfg.BatchSize - 1) / cfg.BatchSize
+	batches := cutBatches(owned, cfg, r.in.cat)
+	nb := len(batches)
 	if storage.KindOf(cfg.Out) == storage.Local {
 		removeStaleTemps(cfg.Out, cfg.Shard, owned)
 	}
@@ -246,10 +253,10 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	r.progress()
 	stop := r.tickProgress()
 	defer stop()
-	if err := r.readAhead(ctx, st, owned, nb); err != nil {
+	if err := r.readAhead(ctx, st, batches); err != nil {
 		return Summary{}, err
 	}
-	sum, err := r.batches(ctx, st, owned, nb)
+	sum, err := r.batches(ctx, st, batches, len(owned))
 	if err != nil {
 		return sum, err
 	}
@@ -305,15 +312,16 @@ func (r *run) progress() {
 	}
 }
 
-// batches computes (or resumes) the nb batches of owned, in order.
-func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int) (Summary, error) {
+// batches computes (or resumes) the batches (cutBatches) of the shard's
+// total talhões, in order.
+func (r *run) batches(ctx context.Context, st *stage, batches [][]grid.Field, total int) (Summary, error) {
 	cfg, m := r.cfg, r.m
 	var sum Summary
-	for b := 0; b < nb; b++ {
+	nb := len(batches)
+	for b, batch := range batches {
 		if err := ctx.Err(); err != nil {
 			return sum, fmt.Errorf("run cancelled after %d of %d batches: %w", b, nb, err)
 		}
-		batch := owned[b*cfg.BatchSize : min((b+1)*cfg.BatchSize, len(owned))]
 		tb := time.Now()
 		r.tr.mu.Lock()
 		r.tr.p.Phase, r.tr.since = "batch", tb
@@ -344,7 +352,7 @@ func (r *run) batches(ctx context.Context, st *stage, owned []grid.Field, nb int
 			cfg.OnProgress(p)
 		} else {
 			r.logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d, incomplete %d)%s, %.1f talhões/s, %.1f MB/s read, eta %s",
-				b+1, nb, p.Done, len(owned), m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete,
+				b+1, nb, p.Done, total, m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete,
 				map[bool]string{true: " [resumed]"}[resumed], p.Rate, p.MBps, p.ETA)
 		}
 	}
