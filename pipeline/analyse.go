@@ -42,7 +42,8 @@ type cellSeries struct {
 	// src is, for each date, the index in the talhão's observations of the
 	// reading analysed (its observations.parquet row).
 	src []int
-	// coll is, for each date, the collection of that reading.
+	// coll is, for each date, the sensor of that reading: its collection,
+	// with the Landsat platform when the item id names it (sensorOf).
 	coll []string
 }
 
@@ -81,7 +82,7 @@ func seriesByCell(g grid.Grid, obs []series.Obs) map[string]*cellSeries {
 		}
 		o := obs[best[k]]
 		cs.src = append(cs.src, best[k])
-		cs.coll = append(cs.coll, o.Collection)
+		cs.coll = append(cs.coll, sensorOf(o))
 		cs.dates = append(cs.dates, k.day)
 		cs.ndvi = append(cs.ndvi, float64(o.NDVI))
 		cs.ndti = append(cs.ndti, float64(o.NDTI))
@@ -95,7 +96,7 @@ func valid(v float32) bool { return !math.IsNaN(float64(v)) }
 // analyse computes every indicator of one talhão from its grid and
 // observations. It never fails as a whole once the grid exists: a missing
 // indicator is reported as missing with its reason (IN 2.2).
-func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap, reads *slopeReads) fieldOut {
+func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap, reads *slopeReads, off tillage.Offsets) fieldOut {
 	out := fieldOut{ID: g.Field.ID}
 	cells, err := cellRows(g, s.in.points)
 	if err != nil {
@@ -115,7 +116,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	}
 	reasons = append(reasons, sinm.CheckIdentifiers(g.Field)...) // invalid CPF/CNPJ left out of the payload; never the number
 	byCell := seriesByCell(g, obs)
-	reasons = append(reasons, s.assessT(g, byCell, seen.first, &out, &ind)...)
+	reasons = append(reasons, s.assessT(g, byCell, seen.first, off, &out, &ind)...)
 	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)
 	reasons = append(reasons, s.assessSlope(ctx, g, reads, &ind)...)
 
@@ -194,23 +195,15 @@ func indicatorBase(g grid.Grid, seen observed) export.IndicatorRow {
 }
 
 // assessT detects the tillage events up to AsOf and sets T; first is the
-// first clear observation (zero when there is none). It returns the reasons
-// T is missing.
-func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, out *fieldOut, ind *export.IndicatorRow) []string {
+// first clear observation (zero when there is none), off the offsets the
+// talhão shares with its portfolio (portfolioOffsets). It returns the
+// reasons T is missing.
+func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, off tillage.Offsets, out *fieldOut, ind *export.IndicatorRow) []string {
 	if first.IsZero() {
 		return []string{"T: no clear observation in the archive"}
 	}
 	cfg := s.in.cfg
-	tcells := make([]tillage.Cell, 0, len(g.Cells))
-	for _, c := range g.Cells {
-		cs := byCell[c.ID]
-		tc := tillage.Cell{ID: c.ID, Border: c.Border}
-		for i, d := range cs.dates {
-			r := cs.refl[i]
-			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3], Sensor: cs.coll[i]})
-		}
-		tcells = append(tcells, tc)
-	}
+	tcells := tillageCells(g, byCell, off)
 	var kept []tillage.Event
 	// The talhão's own soil, the calibration coverage reads with too (issue 17).
 	tp := tillage.Calibrate(tcells, cfg.Tillage)

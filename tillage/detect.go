@@ -20,10 +20,15 @@ type Obs struct {
 	// Calibrate fits the talhão's soil from them.
 	Red, NIR, SWIR1, SWIR2 float64
 	// Sensor names the collection the reading came from (e.g.
-	// landsat-c2-l2, sentinel-2-l2a; "" when unknown): the step test
-	// removes each sensor's offset, and events list the sensors they were
-	// seen by.
+	// landsat-c2-l2, sentinel-2-l2a; "" when unknown), with the platform
+	// when one collection holds several (landsat-c2-l2/LE07): the step
+	// test removes each sensor's offset, and events list the sensors they
+	// were seen by.
 	Sensor string
+	// Offset is the NDTI offset the talhões of the portfolio share on
+	// this date and sensor (PortfolioOffsets; 0 when not known): the step
+	// test subtracts it from the talhão's median NDTI.
+	Offset float64
 }
 
 // Break is a structural break in one cell's series. Before is the last

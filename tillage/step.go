@@ -53,23 +53,36 @@ type stepObs struct {
 	ndti       float64
 	swir, vnir float64 // median SWIR1+SWIR2 and Red+NIR (0: not read)
 	sensor     string
+	offset     float64 // the portfolio's offset of the date (Obs.Offset)
 }
 
 // stepSeries returns the dates of the pooled series bare of green (median
-// NDVI below mdBareNDVI) and not wet, their median NDTI with each sensor's
-// offset against the most frequent sensor removed (sensorOffsets).
+// NDVI below mdBareNDVI) and not wet, their median NDTI with the offset the
+// portfolio shares on the date removed (Obs.Offset, PortfolioOffsets), then
+// each sensor's offset against the most frequent sensor (sensorOffsets).
 func stepSeries(pl []pooledObs, p Params) []stepObs {
+	out := bareSeries(pl, p)
+	for i := range out {
+		out[i].ndti -= out[i].offset
+	}
+	off := sensorOffsets(out)
+	for i := range out {
+		out[i].ndti -= off[out[i].sensor]
+	}
+	return out
+}
+
+// bareSeries returns the dates of the pooled series bare of green (median
+// NDVI below mdBareNDVI, at least stepSnowNDVI) and not wet, with their
+// median NDTI as read.
+func bareSeries(pl []pooledObs, p Params) []stepObs {
 	t := &p.tune
 	var out []stepObs
 	for i, o := range pl {
 		if math.IsNaN(o.NDTI) || math.IsNaN(o.NDVI) || o.NDVI >= t.mdBareNDVI || o.NDVI < stepSnowNDVI || wetDate(pl, i, t.mdWet) {
 			continue
 		}
-		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor})
-	}
-	off := sensorOffsets(out)
-	for i := range out {
-		out[i].ndti -= off[out[i].sensor]
+		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor, offset: offsetOf(o)})
 	}
 	return out
 }
