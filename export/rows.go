@@ -85,7 +85,7 @@ type EventRow struct {
 	NDTINoise      *float32  `parquet:"ndti_noise,optional" unit:"NDTI" doc:"standard error of ndti_drop from the date-to-date scatter of the talhão's median NDTI (the noise the ndti-step test judges by)"`
 	DatesBefore    int32     `parquet:"dates_before" doc:"dates in the level before the event (ndti_drop)"`
 	DatesAfter     int32     `parquet:"dates_after" doc:"dates in the level after the event (ndti_drop)"`
-	Sensors        []string  `parquet:"sensors,list" doc:"collections of the dates of both levels, sorted"`
+	Sensors        []string  `parquet:"sensors,list" doc:"sensors of the dates of both levels, sorted: their collections, with the Landsat platform of the item id (landsat-c2-l2/LE07, …/LC08)"`
 }
 
 // SeasonRow is one agricultural year of a talhão (seasons.parquet): the
