@@ -96,7 +96,7 @@ func valid(v float32) bool { return !math.IsNaN(float64(v)) }
 // analyse computes every indicator of one talhão from its grid and
 // observations. It never fails as a whole once the grid exists: a missing
 // indicator is reported as missing with its reason (IN 2.2).
-func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap, reads *slopeReads, off tillage.Offsets) fieldOut {
+func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap series.Gap, reads *slopeReads, pf *tillage.Portfolio) fieldOut {
 	out := fieldOut{ID: g.Field.ID}
 	cells, err := cellRows(g, s.in.points)
 	if err != nil {
@@ -116,7 +116,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	}
 	reasons = append(reasons, sinm.CheckIdentifiers(g.Field)...) // invalid CPF/CNPJ left out of the payload; never the number
 	byCell := seriesByCell(g, obs)
-	reasons = append(reasons, s.assessT(g, byCell, seen.first, off, &out, &ind)...)
+	reasons = append(reasons, s.assessT(g, byCell, seen.first, pf, &out, &ind)...)
 	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)
 	reasons = append(reasons, s.assessSlope(ctx, g, reads, &ind)...)
 
@@ -195,18 +195,18 @@ func indicatorBase(g grid.Grid, seen observed) export.IndicatorRow {
 }
 
 // assessT detects the tillage events up to AsOf and sets T; first is the
-// first clear observation (zero when there is none), off the offsets the
-// talhão shares with its portfolio (portfolioOffsets). It returns the
+// first clear observation (zero when there is none), pf what the other
+// talhões of its portfolio say (portfolios; nil: nothing). It returns the
 // reasons T is missing.
-func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, off tillage.Offsets, out *fieldOut, ind *export.IndicatorRow) []string {
+func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, pf *tillage.Portfolio, out *fieldOut, ind *export.IndicatorRow) []string {
 	if first.IsZero() {
 		return []string{"T: no clear observation in the archive"}
 	}
 	cfg := s.in.cfg
-	tcells := tillageCells(g, byCell, off)
+	tcells := tillageCells(g, byCell)
 	var kept []tillage.Event
 	// The talhão's own soil, the calibration coverage reads with too (issue 17).
-	tp := tillage.Calibrate(tcells, cfg.Tillage)
+	tp := tillage.Calibrate(tcells, cfg.Tillage).WithPortfolio(pf)
 	for _, e := range tillage.Detect(tcells, tp) {
 		if !e.Date.After(cfg.AsOf) {
 			kept = append(kept, e)

@@ -8,7 +8,6 @@ import (
 	"github.com/manejo/manejo/coverage"
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
-	"github.com/manejo/manejo/tillage"
 	"github.com/paulmach/orb"
 )
 
@@ -25,7 +24,7 @@ func TestAnalyseNotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newStage(&inputs{cfg: Config{Season: season, AsOf: season.Start.AddDate(0, 0, -1)}}, "test")
-	out := s.analyse(context.Background(), g, nil, series.Gap{Coarse: true}, nil, tillage.Offsets{})
+	out := s.analyse(context.Background(), g, nil, series.Gap{Coarse: true}, nil, nil)
 	why := strings.Join(out.Indicator.Reasons, "\n")
 	if strings.Contains(why, "revisit 0 days") || !strings.Contains(why, "0 scene date(s) cover the talhão") {
 		t.Errorf("reasons %q: want the scene count, not a revisit of 0 days", why)

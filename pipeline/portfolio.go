@@ -9,38 +9,37 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// portfolioOffsets returns, for each talhão of grids (a batch of a run,
-// the talhões of a table), the NDTI offsets it shares with the others on
-// the dates and sensors they were read together (tillage.PortfolioOffsets:
-// atmosphere, sensor calibration, a regional wetting; issue 30). byField
-// holds each talhão's observations. The talhões' median series are built
-// Workers at a time and dropped once measured.
-func (s *stage) portfolioOffsets(grids []grid.Grid, byField map[string][]series.Obs) []tillage.Offsets {
+// portfolios returns, for each talhão of grids (a batch of a run, the
+// talhões of a table), what the others say about its dates
+// (tillage.NewPortfolios: the NDTI offsets they share on the dates and
+// sensors they were read together — atmosphere, sensor calibration, a
+// regional wetting — and their own steps; issue 30). byField holds each
+// talhão's observations. The talhões' median series are built Workers at
+// a time and dropped once measured.
+func (s *stage) portfolios(grids []grid.Grid, byField map[string][]series.Obs) []tillage.Portfolio {
 	ms := make([]tillage.Medians, len(grids))
 	var eg errgroup.Group
 	eg.SetLimit(s.in.cfg.Workers)
 	for i, g := range grids {
 		eg.Go(func() error {
-			ms[i] = tillage.NewMedians(tillageCells(g, seriesByCell(g, byField[g.Field.ID]), tillage.Offsets{}), s.in.cfg.Tillage)
+			ms[i] = tillage.NewMedians(tillageCells(g, seriesByCell(g, byField[g.Field.ID])), s.in.cfg.Tillage)
 			return nil
 		})
 	}
 	_ = eg.Wait() // nothing fails: a talhão without readings has an empty series
-	return tillage.PortfolioOffsets(ms)
+	return tillage.NewPortfolios(ms)
 }
 
 // tillageCells converts a talhão's cell series into tillage's cells, each
-// reading with its sensor and the portfolio's offset of its date (off).
-func tillageCells(g grid.Grid, byCell map[string]*cellSeries, off tillage.Offsets) []tillage.Cell {
+// reading with its sensor.
+func tillageCells(g grid.Grid, byCell map[string]*cellSeries) []tillage.Cell {
 	tcells := make([]tillage.Cell, 0, len(g.Cells))
 	for _, c := range g.Cells {
 		cs := byCell[c.ID]
 		tc := tillage.Cell{ID: c.ID, Border: c.Border}
 		for i, d := range cs.dates {
 			r := cs.refl[i]
-			o, _ := off.At(d, cs.coll[i])
-			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3],
-				Sensor: cs.coll[i], Offset: o})
+			tc.Obs = append(tc.Obs, tillage.Obs{Date: d, NDVI: cs.ndvi[i], NDTI: cs.ndti[i], Red: r[0], NIR: r[1], SWIR1: r[2], SWIR2: r[3], Sensor: cs.coll[i]})
 		}
 		tcells = append(tcells, tc)
 	}

@@ -252,13 +252,13 @@ func (s *stage) analyseAll(ctx context.Context, grids []grid.Grid, obs []series.
 	for _, o := range obs {
 		byField[o.FieldID] = append(byField[o.FieldID], o)
 	}
-	offs := s.portfolioOffsets(grids, byField)
+	pfs := s.portfolios(grids, byField)
 	outs := make([]fieldOut, len(grids))
 	var eg errgroup.Group
 	eg.SetLimit(s.in.cfg.Workers)
 	for i, g := range grids {
 		eg.Go(func() error {
-			outs[i] = s.analyse(ctx, g, byField[g.Field.ID], gaps[g.Field.ID], reads, offs[i])
+			outs[i] = s.analyse(ctx, g, byField[g.Field.ID], gaps[g.Field.ID], reads, &pfs[i])
 			return nil
 		})
 	}

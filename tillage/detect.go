@@ -25,10 +25,6 @@ type Obs struct {
 	// test removes each sensor's offset, and events list the sensors they
 	// were seen by.
 	Sensor string
-	// Offset is the NDTI offset the talhões of the portfolio share on
-	// this date and sensor (PortfolioOffsets; 0 when not known): the step
-	// test subtracts it from the talhão's median NDTI.
-	Offset float64
 }
 
 // Break is a structural break in one cell's series. Before is the last

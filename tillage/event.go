@@ -137,7 +137,7 @@ func Detect(cells []Cell, p Params) []Event {
 	}
 	pl := pooled(interior)
 	if !p.tune.mdOff {
-		out = addMedianDrops(out, medianDropBreaks(pl, p), series, p, window, len(cells))
+		out = addMedianDrops(out, medianDropBreaks(p.portfolio.longPieces(pl), p), series, p, window, len(cells))
 	}
 	if !p.tune.stepOff {
 		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))
@@ -237,7 +237,6 @@ type pooledObs struct {
 	Obs
 	swir, vnir float64
 	sensor     string
-	offset     float64 // Obs.Offset of the date
 }
 
 // pooled returns the per-date medians of pool, with the median SWIR1+SWIR2.
@@ -245,7 +244,6 @@ func pooled(cells [][]Obs) []pooledObs {
 	type acc struct {
 		v, t, s, n []float64
 		sensor     string
-		offset     float64
 	}
 	byDate := map[time.Time]*acc{}
 	var dates []time.Time
@@ -261,7 +259,7 @@ func pooled(cells [][]Obs) []pooledObs {
 				a.v = append(a.v, o.NDVI)
 				a.t = append(a.t, o.NDTI)
 				if a.sensor == "" {
-					a.sensor, a.offset = o.Sensor, o.Offset
+					a.sensor = o.Sensor
 				}
 				if s := o.SWIR1 + o.SWIR2; s > 0 {
 					a.s = append(a.s, s)
@@ -279,7 +277,7 @@ func pooled(cells [][]Obs) []pooledObs {
 		a := byDate[d]
 		out[i] = pooledObs{Obs: Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}}
 		if len(a.v) >= min && len(a.v) > 0 {
-			out[i].NDVI, out[i].NDTI, out[i].sensor, out[i].offset = median(a.v), median(a.t), a.sensor, a.offset
+			out[i].NDVI, out[i].NDTI, out[i].sensor = median(a.v), median(a.t), a.sensor
 			if len(a.s) >= min && len(a.s) > 0 {
 				out[i].swir = median(a.s)
 			}

@@ -32,7 +32,7 @@ func addEvidence(ev []Event, pl []pooledObs, p Params) {
 	if len(ev) == 0 {
 		return
 	}
-	s := stepSeries(offsetsOnShort(pl), p)
+	s := stepSeries(pl, p.portfolioOnShort(pl))
 	sigma := stepSigma(s, p.MinSigma)
 	for k := range ev {
 		e := &ev[k]

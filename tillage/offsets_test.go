@@ -46,17 +46,17 @@ func TestPortfolioOffsets(t *testing.T) {
 	for f, c := range talhoes {
 		ms[f] = NewMedians(c, DefaultParams())
 	}
-	offs := PortfolioOffsets(ms)
+	offs := NewPortfolios(ms)
 	for f := range offs {
-		if offs[f].Len() != len(dates) {
+		if offs[f].Len() != len(dates) || len(offs[f].peer) == 0 {
 			t.Fatalf("talhão %d: %d offsets, want %d (every date)", f, offs[f].Len(), len(dates))
 		}
 	}
 	// Scatter of first differences, before and after.
 	var before, after []float64
 	for i := 1; i < len(dates); i++ {
-		a, _ := offs[0].At(dates[i], "s")
-		b, _ := offs[0].At(dates[i-1], "s")
+		a, _ := offs[0].Offset(dates[i], "s")
+		b, _ := offs[0].Offset(dates[i-1], "s")
 		before = append(before, shared[i]-shared[i-1])
 		after = append(after, (shared[i]-a)-(shared[i-1]-b))
 	}
@@ -66,10 +66,10 @@ func TestPortfolioOffsets(t *testing.T) {
 		t.Errorf("left %.4f of a date-to-date scatter of %.4f; want at most a fifth", sa, sb)
 	}
 	// The tilled talhão keeps its step: corrected levels before and after.
-	c := withOffsets(talhoes[0], offs[0])
+	c := talhoes[0]
 	var pre, post []float64
 	for i, d := range dates {
-		o, _ := offs[0].At(d, "s")
+		o, _ := offs[0].Offset(d, "s")
 		m := median([]float64{c[0].Obs[i].NDTI - o, c[1].Obs[i].NDTI - o, c[2].Obs[i].NDTI - o})
 		if i < 15 {
 			pre = append(pre, m)
@@ -82,9 +82,12 @@ func TestPortfolioOffsets(t *testing.T) {
 	}
 	// And the step test now speaks on it, and on no other.
 	for f, cells := range talhoes {
-		ev := Detect(withOffsets(cells, offs[f]), DefaultParams())
+		ev := Detect(cells, DefaultParams().WithPortfolio(&offs[f]))
 		if (len(ev) > 0) != (f == 0) {
-			t.Errorf("talhão %d: %d events with the portfolio's offsets, want %v", f, len(ev), f == 0)
+			t.Errorf("talhão %d: %d events with the portfolio, want %v", f, len(ev), f == 0)
+		}
+		if f == 0 {
+			t.Logf("tilled talhão: %d event(s) without the portfolio, %d with it", len(Detect(cells, DefaultParams())), len(ev))
 		}
 	}
 	// Four talhões: three peers each, fewer than portfolioMinPeers.
@@ -93,12 +96,12 @@ func TestPortfolioOffsets(t *testing.T) {
 	for _, c := range few {
 		ms = append(ms, NewMedians(c, DefaultParams()))
 	}
-	for f, o := range PortfolioOffsets(ms) {
+	for f, o := range NewPortfolios(ms) {
 		if o.Len() != 0 {
 			t.Errorf("portfolio of %d: talhão %d has %d offsets, want none", len(few), f, o.Len())
 		}
 	}
-	if o := PortfolioOffsets(nil); len(o) != 0 {
+	if o := NewPortfolios(nil); len(o) != 0 {
 		t.Errorf("empty portfolio: %d offsets", len(o))
 	}
 }

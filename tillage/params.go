@@ -80,6 +80,9 @@ type Params struct {
 	// tune holds the internal thresholds of the break tests; its zero value
 	// is their defaults (see tuning).
 	tune tuning
+	// portfolio is what the other talhões of the portfolio say about this
+	// one's dates (WithPortfolio; nil: nothing).
+	portfolio *Portfolio
 }
 
 // DefaultParams returns the calibrated defaults (see the field comments and

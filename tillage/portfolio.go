@@ -69,41 +69,95 @@ func NewMedians(cells []Cell, p Params) Medians {
 // Len is the number of dates of the series.
 func (m Medians) Len() int { return len(m.dates) }
 
-// Offsets is the NDTI offset of each date and sensor of one talhão shared
-// with the other talhões of its portfolio (PortfolioOffsets). The zero
-// value knows no offset.
-type Offsets struct{ m map[offsetKey]float64 }
+// Portfolio is what the other talhões of a portfolio say about one
+// talhão's dates (NewPortfolios): the NDTI offset they share on each date
+// and sensor, and how their own NDTI stepped at each date. The zero value
+// (and nil) says nothing. Params.WithPortfolio hands it to the step test.
+type Portfolio struct {
+	off  map[offsetKey]float64
+	peer map[time.Time]peerStep
+}
 
 type offsetKey struct {
 	date   time.Time
 	sensor string
 }
 
-// At returns the offset of the date and sensor, and false (0) when the
-// portfolio had too few other talhões read then to measure it.
-func (o Offsets) At(d time.Time, sensor string) (float64, bool) {
-	v, ok := o.m[offsetKey{d, sensor}]
+// peerStep is the other talhões' step of NDTI at a date, split there as
+// the step test splits: the median of their drops and its robust spread
+// (1.4826 MAD), from at least portfolioMinPeers of them.
+type peerStep struct{ med, spread float64 }
+
+// Offset returns the offset of the date and sensor, and false (0) when
+// the portfolio had too few other talhões read then to measure it.
+func (o *Portfolio) Offset(d time.Time, sensor string) (float64, bool) {
+	if o == nil {
+		return 0, false
+	}
+	v, ok := o.off[offsetKey{d, sensor}]
 	return v, ok
 }
 
 // Len is the number of dates and sensors with an offset.
-func (o Offsets) Len() int { return len(o.m) }
+func (o *Portfolio) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.off)
+}
 
-// PortfolioOffsets returns, for each talhão of a portfolio (the talhões
-// analysed together: a batch of a run, the talhões of a table), the NDTI
-// offset of each of its dates that it shares with the others: for talhão
-// f on date d read by sensor s, the median over the other talhões read on
-// d by s (at least portfolioMinPeers) of their departure on d — their
-// median NDTI minus the median of their own bare dates within
-// portfolioDays around d (d left out). The departures are measured twice,
-// the second time on the series corrected by the first pass's offsets. A
-// tillage is one talhão's and a minority's: the median of the others
+// WithPortfolio returns p with the talhão's portfolio (NewPortfolios):
+// the step test then removes the offsets it shares with the other talhões
+// and asks its step to stand out of theirs. As Calibrate, it is per
+// talhão; nil removes it.
+func (p Params) WithPortfolio(pf *Portfolio) Params {
+	p.portfolio = pf
+	return p
+}
+
+// portfolioOnShort returns p with its portfolio's offsets kept only on the
+// dates of the short pieces of pl (shortSegments), the ones the step test
+// reads: a long history is judged by its own drops, and its evidence
+// stays what it was without a portfolio.
+func (p Params) portfolioOnShort(pl []pooledObs) Params {
+	if p.portfolio == nil {
+		return p
+	}
+	keep := map[time.Time]bool{}
+	for _, seg := range shortSegments(pl) {
+		for _, o := range seg {
+			keep[o.Date] = true
+		}
+	}
+	q := &Portfolio{off: map[offsetKey]float64{}, peer: p.portfolio.peer}
+	for k, v := range p.portfolio.off {
+		if keep[k.date] {
+			q.off[k] = v
+		}
+	}
+	p.portfolio = q
+	return p
+}
+
+// NewPortfolios returns, for each talhão of a portfolio (the talhões
+// analysed together: a batch of a run, the talhões of a table), what the
+// others say about its dates:
+//   - the NDTI offset of each of its dates that it shares with them: for
+//     talhão f on date d read by sensor s, the median over the other
+//     talhões read on d by s (at least portfolioMinPeers) of their
+//     departure on d — their median NDTI minus the median of their own
+//     bare dates within portfolioDays around d (d left out). The
+//     departures are measured twice, the second time on the series
+//     corrected by the first pass's offsets (backfitting);
+//   - at each of its dates, the other talhões' step of corrected NDTI
+//     split at that date (peerSteps).
+//
+// A tillage is one talhão's and a minority's: the median of the others
 // leaves it in the talhão's series; what the whole portfolio shares on a
 // date (atmosphere, sensor calibration, a regional wetting or thaw) is
-// taken out. A portfolio of one talhão, or of talhões that share no date,
-// gets no offset.
-func PortfolioOffsets(ms []Medians) []Offsets {
-	// keys of every (date, sensor) and who reads it.
+// taken out. A portfolio of fewer than portfolioMinPeers+1 talhões, or of
+// talhões that share no date, says nothing.
+func NewPortfolios(ms []Medians) []Portfolio {
 	readers := map[offsetKey][]int{}
 	for f, m := range ms {
 		for i, d := range m.dates {
@@ -122,18 +176,83 @@ func PortfolioOffsets(ms []Medians) []Offsets {
 	}
 	// The last pass: each talhão's offset from the others only.
 	dep := departures(ms, shared)
-	out := make([]Offsets, len(ms))
+	out := make([]Portfolio, len(ms))
 	for f := range out {
-		out[f] = Offsets{m: map[offsetKey]float64{}}
+		out[f] = Portfolio{off: map[offsetKey]float64{}}
 	}
 	for k, fs := range readers {
 		for _, f := range fs {
 			if v := depsOf(dep, fs, k, f); len(v) >= portfolioMinPeers {
-				out[f].m[k] = shared[k] + median(v)
+				out[f].off[k] = shared[k] + median(v)
 			}
 		}
 	}
+	peerSteps(ms, shared, out)
 	return out
+}
+
+// peerSteps sets, for each talhão and each of its dates d, the other
+// talhões' step at d (peerStep): each one's series corrected by the
+// portfolio's offsets, its level of up to stepMaxDates dates within
+// stepDays before d (at least stepMinPre) minus its level of up to as
+// many from d (at least stepMinPost), means as the step test's.
+func peerSteps(ms []Medians, shared map[offsetKey]float64, out []Portfolio) {
+	ys := make([][]float64, len(ms))
+	for f, m := range ms {
+		ys[f] = make([]float64, len(m.ndti))
+		for i := range m.ndti {
+			ys[f][i] = m.ndti[i] - shared[offsetKey{m.dates[i], m.sensor[i]}]
+		}
+	}
+	drop := func(g int, d time.Time) (float64, bool) {
+		m := ms[g]
+		j := sort.Search(len(m.dates), func(i int) bool { return !m.dates[i].Before(d) })
+		var pre, post float64
+		np, nq := 0, 0
+		for i := j - 1; i >= 0 && np < stepMaxDates && d.Sub(m.dates[i]) <= stepDays*24*time.Hour; i-- {
+			pre += ys[g][i]
+			np++
+		}
+		for i := j; i < len(m.dates) && nq < stepMaxDates && m.dates[i].Sub(d) <= stepDays*24*time.Hour; i++ {
+			post += ys[g][i]
+			nq++
+		}
+		if np < stepMinPre || nq < stepMinPost {
+			return 0, false
+		}
+		return pre/float64(np) - post/float64(nq), true
+	}
+	cache := map[time.Time][]float64{} // drops of every talhão at a date (NaN: none)
+	for f, m := range ms {
+		out[f].peer = map[time.Time]peerStep{}
+		for _, d := range m.dates {
+			all, ok := cache[d]
+			if !ok {
+				all = make([]float64, len(ms))
+				for g := range ms {
+					all[g] = math.NaN()
+					if x, ok := drop(g, d); ok {
+						all[g] = x
+					}
+				}
+				cache[d] = all
+			}
+			var v []float64
+			for g, x := range all {
+				if g != f && !math.IsNaN(x) {
+					v = append(v, x)
+				}
+			}
+			if len(v) < portfolioMinPeers {
+				continue
+			}
+			med := median(v)
+			for i := range v {
+				v[i] = math.Abs(v[i] - med)
+			}
+			out[f].peer[d] = peerStep{med: med, spread: 1.4826 * median(v)}
+		}
+	}
 }
 
 // depsOf returns the departures on key k of the talhões fs, but not of
@@ -178,30 +297,54 @@ func departures(ms []Medians, off map[offsetKey]float64) []map[offsetKey]float64
 	return out
 }
 
-// offsetOf returns the portfolio offset carried by a pooled date (0 when
-// none was given).
-func offsetOf(o pooledObs) float64 {
-	if math.IsNaN(o.offset) {
-		return 0
+
+// stepPeerK: a step must stand out of the other talhões' steps at its
+// date by more than this many of their robust spreads (or of its own
+// standard error, if larger).
+const stepPeerK = 3.0
+
+// stepsAlike reports whether the other talhões of the portfolio stepped
+// at date d as this one did (levels l): its drop less their median drop
+// is at most stepPeerK times the spread of their drops. The date's
+// offsets are already removed; what this catches is a change the region
+// shares over weeks with a response that differs from talhão to talhão
+// (snowmelt, a wet spell, stover weathering), which the levels of dates
+// around each date do not take out. False without a portfolio or with
+// too few other talhões measured at d.
+func (o *Portfolio) stepsAlike(d time.Time, l stepLevels) bool {
+	if o == nil {
+		return false
 	}
-	return o.offset
+	ps, ok := o.peer[d]
+	if !ok {
+		return false
+	}
+	return l.pre-l.post-ps.med <= stepPeerK*math.Max(ps.spread, l.se)
 }
 
-// offsetsOnShort returns pl with the portfolio's offsets kept only on the
-// short pieces of the series (shortSegments), the ones the step test
-// reads: a long history is judged by its own drops, and its evidence
-// stays what it was without a portfolio.
-func offsetsOnShort(pl []pooledObs) []pooledObs {
-	out := append([]pooledObs(nil), pl...)
-	keep := map[time.Time]bool{}
+// longPieces returns pl without the dates of its short pieces
+// (shortSegments) when the portfolio says something about them: the third
+// test's threshold is the talhão's own history of drops, blind to what
+// the region shares over weeks (a wet spell, snowmelt), while the step
+// test judges a short piece against the portfolio. Without a portfolio,
+// pl as it is.
+func (o *Portfolio) longPieces(pl []pooledObs) []pooledObs {
+	if o.Len() == 0 {
+		return pl
+	}
+	short := map[time.Time]bool{}
 	for _, seg := range shortSegments(pl) {
-		for _, o := range seg {
-			keep[o.Date] = true
+		for _, x := range seg {
+			short[x.Date] = true
 		}
 	}
-	for i := range out {
-		if !keep[out[i].Date] {
-			out[i].offset = 0
+	if len(short) == 0 {
+		return pl
+	}
+	out := make([]pooledObs, 0, len(pl))
+	for _, x := range pl {
+		if !short[x.Date] {
+			out = append(out, x)
 		}
 	}
 	return out

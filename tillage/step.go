@@ -53,12 +53,12 @@ type stepObs struct {
 	ndti       float64
 	swir, vnir float64 // median SWIR1+SWIR2 and Red+NIR (0: not read)
 	sensor     string
-	offset     float64 // the portfolio's offset of the date (Obs.Offset)
+	offset     float64 // the portfolio's offset of the date (Params.WithPortfolio)
 }
 
 // stepSeries returns the dates of the pooled series bare of green (median
 // NDVI below mdBareNDVI) and not wet, their median NDTI with the offset the
-// portfolio shares on the date removed (Obs.Offset, PortfolioOffsets), then
+// portfolio shares on the date removed (Params.WithPortfolio), then
 // each sensor's offset against the most frequent sensor (sensorOffsets).
 func stepSeries(pl []pooledObs, p Params) []stepObs {
 	out := bareSeries(pl, p)
@@ -74,7 +74,7 @@ func stepSeries(pl []pooledObs, p Params) []stepObs {
 
 // bareSeries returns the dates of the pooled series bare of green (median
 // NDVI below mdBareNDVI, at least stepSnowNDVI) and not wet, with their
-// median NDTI as read.
+// median NDTI as read and the portfolio's offset of the date (0: none).
 func bareSeries(pl []pooledObs, p Params) []stepObs {
 	t := &p.tune
 	var out []stepObs
@@ -82,7 +82,8 @@ func bareSeries(pl []pooledObs, p Params) []stepObs {
 		if math.IsNaN(o.NDTI) || math.IsNaN(o.NDVI) || o.NDVI >= t.mdBareNDVI || o.NDVI < stepSnowNDVI || wetDate(pl, i, t.mdWet) {
 			continue
 		}
-		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor, offset: offsetOf(o)})
+		off, _ := p.portfolio.Offset(o.Date, o.sensor)
+		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor, offset: off})
 	}
 	return out
 }
@@ -289,7 +290,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 				j = k
 			}
 		}
-		if stepIsRamp(s, j, lv[j], sigma) || stepRecovers(s, j, lv[j], pl, t) || stepWet(s, j, lv[j]) {
+		if stepIsRamp(s, j, lv[j], sigma) || stepRecovers(s, j, lv[j], pl, t) || stepWet(s, j, lv[j]) || p.portfolio.stepsAlike(s[j].date, lv[j]) {
 			continue
 		}
 		out = append(out, Break{Date: s[j].date, Before: s[j-1].date, After: s[j].date, Test: TestNDTIStep,
