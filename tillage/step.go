@@ -274,7 +274,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 	for j := range s {
 		z[j] = math.NaN()
 		l, ok := stepAt(s, j, pl, sigma, t)
-		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.mdRel*(l.pre-p.Soil.NDTI) {
+		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.mdRel*(l.pre-p.Soil.NDTI) || stepLate(s, j, l) {
 			continue
 		}
 		z[j], lv[j] = (l.pre-l.post)/l.se, l
@@ -300,6 +300,14 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 		}
 	}
 	return out
+}
+
+// stepLate reports whether the split at s[j] comes after the drop: the
+// last date before it already lies nearer the level after than the level
+// before. Its level, trimmed of that date as residue, can still score the
+// largest z, and the step is then dated late and read as a ramp.
+func stepLate(s []stepObs, j int, l stepLevels) bool {
+	return s[j-1].ndti < (l.pre+l.post)/2
 }
 
 // stepRecovers reports whether the median NDTI came back after the step:
