@@ -297,7 +297,6 @@ func departures(ms []Medians, off map[offsetKey]float64) []map[offsetKey]float64
 	return out
 }
 
-
 // stepPeerK: a step must stand out of the other talhões' steps at its
 // date by more than this many of their robust spreads (or of its own
 // standard error, if larger).
