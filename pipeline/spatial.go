@@ -218,17 +218,16 @@ func estimatedCells(f grid.Field, o grid.Options) float64 {
 	return max(1, area/size)
 }
 
-// cutSlack is how far, as a share of a shard's mean cells, a cut may move
-// from where the cells split equally to fall on a coarser line of the
-// tiling grid: a shard then holds its mean ± 2 × cutSlack, and the read
-// pass's groups at least 1 − 2 × cutSlack of --read-cells (the last
+// cutSlack bounds what cuts on coarser lines of the tiling grid may cost
+// in balance: a shard holds its mean cells ± 2 × cutSlack of it, and the
+// read pass's groups at least 1 − 2 × cutSlack of --read-cells (the last
 // excepted).
 const cutSlack = 0.125
 
 // spatialShards assigns each talhão to one of n shards: the talhões in
-// spatial order cut into n runs of about equal estimated cells, each cut
-// on the coarsest line of the tiling grid within cutSlack of the equal
-// split — between image tiles when it can, else between the largest
+// spatial order cut into n runs of about equal estimated cells (each
+// within ±2·cutSlack of the mean), each cut on the coarsest line of the
+// tiling grid that balance allows — between image tiles when it can, else between the largest
 // quadtree squares of one tile (whole COG blocks) — so that few image
 // blocks are read by two shards. With more tiles than shards, shards hold
 // whole tiles; a tile is split only when one shard cannot take it whole,
@@ -250,19 +249,25 @@ func spatialShards(fields []grid.Field, n int, o grid.Options) map[string]int {
 
 // alignedCuts returns n−1 non-decreasing indices into order: shard j+1
 // starts at order[cuts[j]]. Cut j is the position of lowest levelAt (then
-// nearest the equal split, then first) among those whose weight before it
-// lies within cutSlack of a mean shard of j+1 equal shares; when none
-// does (a talhão larger than the window), the position nearest the equal
-// split.
+// nearest the equal split, then first) among those that leave shard j
+// within ±2·cutSlack of the mean cells and the shards after it able to
+// stay so; cuts may thus drift from the equal split (shards of 2 and 3
+// quarters of an image tile rather than 2½ each) as long as every shard
+// keeps that balance. When no position qualifies (a talhão larger than the
+// bounds), the position nearest the equal split.
 func alignedCuts(order []placed, cum []float64, n int) []int {
-	mean := cum[len(order)] / float64(n)
+	total := cum[len(order)]
+	mean := total / float64(n)
+	lo, hi := mean*(1-2*cutSlack), mean*(1+2*cutSlack)
 	cuts := make([]int, 0, max(n-1, 0))
 	prev := 0
 	for j := 1; j < n; j++ {
 		ideal := float64(j) * mean
-		lo, hi := ideal-cutSlack*mean, ideal+cutSlack*mean
+		rest := float64(n - j)
+		from := max(cum[prev]+lo, total-rest*hi)
+		to := min(cum[prev]+hi, total-rest*lo)
 		best, bestLevel, bestDist := -1, 0, 0.0
-		for i := max(prev, sort.SearchFloat64s(cum, lo)); i <= len(order) && cum[i] <= hi; i++ {
+		for i := max(prev, sort.SearchFloat64s(cum, from)); i <= len(order) && cum[i] <= to; i++ {
 			l, d := levelAt(order, i), math.Abs(cum[i]-ideal)
 			if best < 0 || l < bestLevel || l == bestLevel && d < bestDist {
 				best, bestLevel, bestDist = i, l, d
