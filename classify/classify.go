@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -236,7 +237,7 @@ func Classify(in Input) (Result, error) {
 	r.Missing = append(r.Missing, missingRuleInputs(in, zeKnown)...)
 	if len(r.Missing) > 0 {
 		r.DecidingRule = DecidedByMissing
-		r.Reason = "not classifiable (IN 2.2; Portaria 349 3.4 for the depth): missing " + strings.Join(r.Missing, ", ")
+		r.Reason = export.NotClassifiable(" (IN 2.2; Portaria 349 3.4 for the depth): missing " + strings.Join(r.Missing, ", "))
 		return r, nil
 	}
 	var n1, n2 int
@@ -245,7 +246,7 @@ func Classify(in Input) (Result, error) {
 	fired := rules(in, crop, r, ind.m.Level, ze, n1, n2)
 	r.Level, r.Rules, r.DecidingRule = settle(r.MeanLevel, fired)
 	if r.Level == 0 {
-		r.Reason = "not classifiable (Portaria 349 3.4): effective depth below Ze"
+		r.Reason = export.NotClassifiable(" (Portaria 349 3.4): effective depth below Ze")
 	}
 	return r, nil
 }

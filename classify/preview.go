@@ -297,12 +297,12 @@ func fromIndicators(r export.IndicatorRow) remoteSensing {
 		v.t = r.TYearsMin
 		v.notes["t"] = fmt.Sprintf("no soil revolving seen: T ≥ %g years (lower bound, level decided)", *r.TYearsMin)
 	}
-	for _, reason := range r.Reasons {
-		switch {
-		case strings.HasPrefix(reason, "T:"):
-			v.notes["t"] = strings.TrimSpace(strings.TrimPrefix(reason, "T:"))
-		case strings.HasPrefix(reason, "C:"):
-			v.notes["c"] = strings.TrimSpace(strings.TrimPrefix(reason, "C:"))
+	for _, why := range export.ParseReasons(r.Reasons) {
+		switch why.Subject {
+		case export.SubjectT:
+			v.notes["t"] = why.Detail
+		case export.SubjectC:
+			v.notes["c"] = why.Detail
 		}
 	}
 	if r.Status == export.StatusFailed {

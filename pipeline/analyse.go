@@ -107,14 +107,18 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	out.Obs = ObsRows(obs)
 	seen := observedSpan(obs)
 	ind := indicatorBase(g, seen)
-	var reasons []string
+	var reasons []export.Reason
 	switch {
 	case gap.Coarse && gap.Scenes < 2: // no revisit to speak of: say how many scenes there were
-		reasons = append(reasons, fmt.Sprintf("series: %d scene date(s) cover the talhão; IN 6.5 asks for a revisit of 16 days or less", gap.Scenes))
+		reasons = append(reasons, export.Reason{Subject: export.SubjectSeries, Code: export.CodeCoarseRevisit,
+			Detail: fmt.Sprintf("%d scene date(s) cover the talhão; IN 6.5 asks for a revisit of 16 days or less", gap.Scenes)})
 	case gap.Coarse:
-		reasons = append(reasons, fmt.Sprintf("series: revisit %.0f days is coarser than 16 days (IN 6.5)", gap.RevisitDays))
+		reasons = append(reasons, export.Reason{Subject: export.SubjectSeries, Code: export.CodeCoarseRevisit,
+			Detail: fmt.Sprintf("revisit %.0f days is coarser than 16 days (IN 6.5)", gap.RevisitDays)})
 	}
-	reasons = append(reasons, sinm.CheckIdentifiers(g.Field)...) // invalid CPF/CNPJ left out of the payload; never the number
+	for _, why := range sinm.CheckIdentifiers(g.Field) { // invalid CPF/CNPJ left out of the payload; never the number
+		reasons = append(reasons, export.Reason{Code: export.CodeInvalidID, Detail: why})
+	}
 	byCell := seriesByCell(g, obs)
 	reasons = append(reasons, s.assessT(g, byCell, seen.first, pf, &out, &ind)...)
 	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)
@@ -124,12 +128,13 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	if ind.TLevel == nil || ind.CLevel == nil || ind.SlopeMeanPct == nil {
 		ind.Status = export.StatusPartial
 	}
-	ind.Reasons = reasons
+	ind.Reasons = export.ReasonTexts(reasons)
 	out.Indicator = ind
 
 	payload, err := s.payload(g, out)
 	if err != nil {
-		out.Indicator.Reasons = append(out.Indicator.Reasons, "sinm: "+err.Error())
+		why := export.Reason{Subject: export.SubjectSINM, Code: export.CodePayloadFailed, Detail: err.Error()}
+		out.Indicator.Reasons = append(out.Indicator.Reasons, why.String())
 		out.Indicator.Status = export.StatusPartial
 	} else {
 		out.Payload = payload
@@ -198,9 +203,9 @@ func indicatorBase(g grid.Grid, seen observed) export.IndicatorRow {
 // first clear observation (zero when there is none), pf what the other
 // talhões of its portfolio say (portfolios; nil: nothing). It returns the
 // reasons T is missing.
-func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, pf *tillage.Portfolio, out *fieldOut, ind *export.IndicatorRow) []string {
+func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.Time, pf *tillage.Portfolio, out *fieldOut, ind *export.IndicatorRow) []export.Reason {
 	if first.IsZero() {
-		return []string{"T: no clear observation in the archive"}
+		return []export.Reason{noObservation(export.SubjectT)}
 	}
 	cfg := s.in.cfg
 	tcells := tillageCells(g, byCell)
@@ -230,17 +235,23 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 	if tres.LastEvent != nil {
 		ind.LastEvent = zarc.OptDate(*tres.LastEvent)
 	}
-	var why []string
+	var why []export.Reason
 	if len(kept) == 0 {
 		if s, ok := strongestStep(tcells, tp, cfg.AsOf); ok {
-			why = append(why, "T: "+s)
+			why = append(why, export.Reason{Subject: export.SubjectT, Code: export.CodeNearestStep, Detail: s})
 		}
 	}
 	if tres.Level > 0 {
 		ind.TLevel = new(int32(tres.Level))
 		return why
 	}
-	return append([]string{"T: " + tres.Reason}, why...)
+	return append([]export.Reason{{Subject: export.SubjectT, Code: export.CodeUndecided, Detail: tres.Reason}}, why...)
+}
+
+// noObservation is the reason of T or C for a talhão without a clear
+// observation in the archive.
+func noObservation(sub export.Subject) export.Reason {
+	return export.Reason{Subject: sub, Code: export.CodeNoObservation, Detail: "no clear observation in the archive"}
 }
 
 // strongestStep says how near a talhão without an event came to one: the
@@ -259,7 +270,7 @@ func strongestStep(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 
 // assessC finds the seasons, sowings and cycles and sets C, with each
 // cell's pre-sowing cover. It returns the reasons C is missing.
-func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOut, ind *export.IndicatorRow) []string {
+func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOut, ind *export.IndicatorRow) []export.Reason {
 	id := g.Field.ID
 	ccells := make([][]coverage.Obs, 0, len(g.Cells))
 	for _, c := range g.Cells {
@@ -299,7 +310,7 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 		}
 	}
 	if !cres.OK {
-		return []string{"C: " + cres.Reason}
+		return []export.Reason{{Subject: export.SubjectC, Code: export.CodeMissing, Detail: cres.Reason}}
 	}
 	ind.CPct = new(cres.Pct)
 	ind.CLevel = new(int32(cres.Level))
@@ -399,31 +410,32 @@ func cellCoverRows(id string, g grid.Grid, sc coverage.SeasonCover) []export.Cel
 // assessSlope sets the talhão's slope: read in the background while its
 // batch was sampled (reads), else read from the DEM now. It returns the
 // reasons slope is missing and its warnings.
-func (s *stage) assessSlope(ctx context.Context, g grid.Grid, reads *slopeReads, ind *export.IndicatorRow) []string {
+func (s *stage) assessSlope(ctx context.Context, g grid.Grid, reads *slopeReads, ind *export.IndicatorRow) []export.Reason {
 	if pct, ok := s.in.slopes[g.Field.ID]; ok { // an observation table's slope_pct
 		tableSlope(pct, ind)
 		return nil
 	}
 	if s.in.dem == nil {
-		return []string{"slope: no usable DEM (--dem)"}
+		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeNoDEM, Detail: "no usable DEM (--dem)"}}
 	}
 	r, ok := reads.get(g.Field.ID)
 	if !ok && s.in.demStuck.Load() {
-		return []string{"slope: the DEM stopped answering (an earlier read passed its deadline, storage.CallTimeout); slope not read"}
+		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeDEMStuck,
+			Detail: "the DEM stopped answering (an earlier read passed its deadline, storage.CallTimeout); slope not read"}}
 	}
 	if !ok {
 		r.sr, r.err = s.readSlope(ctx, g.Field)
 	}
 	sr, err := r.sr, r.err
 	if err != nil {
-		return []string{"slope: " + err.Error()}
+		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeSlopeFailed, Detail: err.Error()}}
 	}
 	ind.SlopeMeanPct, ind.SlopeMedianPct, ind.SlopeP90Pct = new(sr.MeanPct), new(sr.MedianPct), new(sr.P90Pct)
 	ind.ContourRequired = new(sr.ContourRequired)
 	ind.DeclividadeMedia = new(int32(sr.DeclividadeMedia))
-	var reasons []string
+	var reasons []export.Reason
 	for _, w := range sr.Warnings {
-		reasons = append(reasons, "slope: "+w)
+		reasons = append(reasons, export.Reason{Subject: export.SubjectSlope, Code: export.CodeSlopeWarning, Detail: w})
 	}
 	return reasons
 }

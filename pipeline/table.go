@@ -124,10 +124,11 @@ func (r *run) analyseTable(ctx context.Context, tc TableConfig) (Summary, error)
 	for i, g := range tab.Grids {
 		outs[i].Cells = nil // points, not cells: nothing for cells.parquet
 		if g.AreaHa == 0 && outs[i].Failure == "" {
-			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, "area: the observation table gives no area_ha, so area_ha is 0 (unknown)")
+			why := export.Reason{Subject: export.SubjectArea, Code: export.CodeUnknownArea, Detail: "the observation table gives no area_ha, so area_ha is 0 (unknown)"}
+			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, why.String())
 		}
 		if err, ok := tab.UnknownCrop[g.Field.ID]; ok && outs[i].Failure == "" {
-			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, unknownCropReason(g.Field.ID, err))
+			outs[i].Indicator.Reasons = append(outs[i].Indicator.Reasons, unknownCropReason(g.Field.ID, err).String())
 		}
 	}
 	sum.Timings["analyse"] = time.Since(t0).Seconds()
@@ -142,8 +143,8 @@ func (r *run) analyseTable(ctx context.Context, tc TableConfig) (Summary, error)
 
 // unknownCropReason says what a talhão whose crop is unknown still gets
 // (T, C, cycles) and what it does not (its crop, so a ZARC level).
-func unknownCropReason(id string, err error) string {
-	return fmt.Sprintf("crop: talhão %s: %v; T, C and cycles are read (sowing window and lag as for a talhão without a crop: soja's), crop left empty, so no ZARC level can be given", id, err)
+func unknownCropReason(id string, err error) export.Reason {
+	return export.Reason{Subject: export.SubjectCrop, Code: export.CodeUnknownCrop, Detail: fmt.Sprintf("talhão %s: %v; T, C and cycles are read (sowing window and lag as for a talhão without a crop: soja's), crop left empty, so no ZARC level can be given", id, err)}
 }
 
 // tableParameters records the analysis's own flags in run.json instead of

@@ -385,11 +385,7 @@ func writeClassification(w io.Writer, c *export.ClassificationRow) {
 		return
 	}
 	if c.Level == nil {
-		reason := c.Reason
-		if !strings.HasPrefix(reason, "not classifiable") {
-			reason = "not classifiable — " + reason
-		}
-		fmt.Fprintf(w, `<p><b>Management level:</b> %s</p>`, html.EscapeString(reason))
+		fmt.Fprintf(w, `<p><b>Management level:</b> %s</p>`, html.EscapeString(c.LevelReason()))
 	} else {
 		mi := "–"
 		if c.Mi != nil {
