@@ -121,7 +121,7 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	}
 	byCell := seriesByCell(g, obs)
 	reasons = append(reasons, s.assessT(g, byCell, seen.first, pf, &out, &ind)...)
-	reasons = append(reasons, s.assessC(g, byCell, &out, &ind)...)
+	reasons = append(reasons, s.assessC(g, byCell, seen.first, &out, &ind)...)
 	reasons = append(reasons, s.assessSlope(ctx, g, reads, &ind)...)
 
 	ind.Status = export.StatusOK
@@ -269,8 +269,11 @@ func strongestStep(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 }
 
 // assessC finds the seasons, sowings and cycles and sets C, with each
-// cell's pre-sowing cover. It returns the reasons C is missing.
-func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOut, ind *export.IndicatorRow) []export.Reason {
+// cell's pre-sowing cover; first is the first clear observation (zero when
+// there is none). It returns the reasons C is missing: without a clear
+// observation, that one reason once (not each season's failure to find a
+// crop cycle in no readings).
+func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, first time.Time, out *fieldOut, ind *export.IndicatorRow) []export.Reason {
 	id := g.Field.ID
 	ccells := make([][]coverage.Obs, 0, len(g.Cells))
 	for _, c := range g.Cells {
@@ -309,7 +312,10 @@ func (s *stage) assessC(g grid.Grid, byCell map[string]*cellSeries, out *fieldOu
 			}
 		}
 	}
-	if !cres.OK {
+	switch {
+	case !cres.OK && first.IsZero():
+		return []export.Reason{noObservation(export.SubjectC)}
+	case !cres.OK:
 		return []export.Reason{{Subject: export.SubjectC, Code: export.CodeMissing, Detail: cres.Reason}}
 	}
 	ind.CPct = new(cres.Pct)
