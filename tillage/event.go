@@ -137,7 +137,7 @@ func Detect(cells []Cell, p Params) []Event {
 	}
 	pl := pooled(interior)
 	if !p.tune.mdOff {
-		out = addMedianDrops(out, medianDropBreaks(p.portfolio.longPieces(pl), p), series, p, window, len(cells))
+		out = addMedianDrops(out, p.thirdOnShort(pl, medianDropBreaks(pl, p)), series, p, window, len(cells))
 	}
 	if !p.tune.stepOff {
 		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))

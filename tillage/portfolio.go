@@ -247,10 +247,16 @@ func peerSteps(ms []Medians, shared map[offsetKey]float64, out []Portfolio) {
 				continue
 			}
 			med := median(v)
-			for i := range v {
-				v[i] = math.Abs(v[i] - med)
+			// The spread from the talhões at or below the median: the
+			// others tilled in the same weeks (conventional talhões till
+			// at the same time of year) lie above it and would widen it.
+			low := v[:0]
+			for _, x := range v {
+				if x <= med {
+					low = append(low, med-x)
+				}
 			}
-			out[f].peer[d] = peerStep{med: med, spread: 1.4826 * median(v)}
+			out[f].peer[d] = peerStep{med: med, spread: 1.4826 * median(low)}
 		}
 	}
 }
@@ -321,29 +327,34 @@ func (o *Portfolio) stepsAlike(d time.Time, l stepLevels) bool {
 	return l.pre-l.post-ps.med <= stepPeerK*math.Max(ps.spread, l.se)
 }
 
-// longPieces returns pl without the dates of its short pieces
-// (shortSegments) when the portfolio says something about them: the third
-// test's threshold is the talhão's own history of drops, blind to what
-// the region shares over weeks (a wet spell, snowmelt), while the step
-// test judges a short piece against the portfolio. Without a portfolio,
-// pl as it is.
-func (o *Portfolio) longPieces(pl []pooledObs) []pooledObs {
-	if o.Len() == 0 {
-		return pl
+// thirdOnShort keeps the third test's breaks that stand out of the
+// portfolio where the step test would judge them: a break on a short
+// piece of pl (shortSegments) whose drop, measured as the step test
+// measures it (stepSides on the corrected step series), the other talhões
+// share (stepsAlike) is dropped. The third test's threshold is the
+// talhão's own history of drops, blind to what the region shares over
+// weeks (a wet spell, snowmelt). Without a portfolio, bs as they are.
+func (p Params) thirdOnShort(pl []pooledObs, bs []Break) []Break {
+	if p.portfolio.Len() == 0 || len(bs) == 0 {
+		return bs
 	}
-	short := map[time.Time]bool{}
-	for _, seg := range shortSegments(pl) {
-		for _, x := range seg {
-			short[x.Date] = true
+	var out []Break
+	for _, b := range bs {
+		keep := true
+		for _, seg := range shortSegments(pl) {
+			if b.Date.Before(seg[0].Date) || b.Date.After(seg[len(seg)-1].Date) {
+				continue
+			}
+			s := stepSeries(seg, p)
+			j := sort.Search(len(s), func(i int) bool { return !s[i].date.Before(b.Date) })
+			if j == 0 || j == len(s) {
+				continue
+			}
+			l, _ := stepSides(s, j, seg, stepSigma(s, p.MinSigma), &p.tune)
+			keep = !p.portfolio.stepsAlike(s[j].date, l)
 		}
-	}
-	if len(short) == 0 {
-		return pl
-	}
-	out := make([]pooledObs, 0, len(pl))
-	for _, x := range pl {
-		if !short[x.Date] {
-			out = append(out, x)
+		if keep {
+			out = append(out, b)
 		}
 	}
 	return out
