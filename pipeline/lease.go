@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manejo/manejo/internal/clock"
 	"github.com/manejo/manejo/storage"
 )
 
@@ -165,7 +166,7 @@ func acquireLease(ctx context.Context, out string, sh Shard, runID string, lt le
 			waiting(held)
 			waiting = nil
 		}
-		if err := sleepCtx(ctx, lt.renew/2); err != nil {
+		if err := clock.Sleep(ctx, lt.renew/2); err != nil {
 			return nil, err
 		}
 	}
@@ -257,17 +258,5 @@ func (l *lease) release() {
 	_ = storage.RemoveIf(ctx, l.loc, l.version)
 	if storage.KindOf(l.loc) == storage.Local && filepath.Base(filepath.Dir(l.loc)) == "run" {
 		_ = os.Remove(filepath.Dir(l.loc)) // run/ of a shard, when empty
-	}
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -83,17 +83,6 @@ type doer struct {
 	retries int
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // do sends r until it succeeds (2xx), fails for good (another 4xx) or the
 // attempts are spent, and returns the body (at most maxBody bytes).
 func (d *doer) do(ctx context.Context, r request) ([]byte, error) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manejo/manejo/internal/clock"
 	"github.com/manejo/manejo/internal/jsonstream"
 	"github.com/manejo/manejo/series"
 )
@@ -50,7 +51,7 @@ func (c *Client) doer(api string) *doer {
 		d.http = defaultHTTP
 	}
 	if d.sleep == nil {
-		d.sleep = sleepCtx
+		d.sleep = clock.Sleep
 	}
 	if u, err := url.Parse(api); err == nil {
 		d.host = u.Host
