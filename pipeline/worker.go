@@ -351,9 +351,13 @@ func (r *run) batches(ctx context.Context, st *stage, batches [][]grid.Field, to
 		if cfg.OnProgress != nil {
 			cfg.OnProgress(p)
 		} else {
+			note := ""
+			if resumed {
+				note = " [resumed]"
+			}
 			r.logf("batch %d/%d: %d/%d talhões (ok %d, partial %d, failed %d, incomplete %d)%s, %.1f talhões/s, %.1f MB/s read, eta %s",
 				b+1, nb, p.Done, total, m.Status.OK, m.Status.Partial, m.Status.Failed, m.Status.Incomplete,
-				map[bool]string{true: " [resumed]"}[resumed], p.Rate, p.MBps, p.ETA)
+				note, p.Rate, p.MBps, p.ETA)
 		}
 	}
 	return sum, nil
