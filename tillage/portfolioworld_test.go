@@ -356,19 +356,11 @@ func (w portfolioWorld) read(rng *rand.Rand, pf *portfolioField, ptSoil []refl, 
 		if snow > 0 {
 			r = rmix(r, swSnow, math.Min(1, snow*uni(rng, 0.5, 1.5)))
 		}
-		if haze > 0 {
-			r[0] += 0.04 * haze
-			r[1] += 0.03 * haze
-			r[2] += 0.01 * haze
-			r[3] += 0.005 * haze
+		e := edge
+		if !(p >= edgeLo && p < edgeHi) {
+			e = 0
 		}
-		if edge > 0 && p >= edgeLo && p < edgeHi {
-			r = rmix(r, swCloud, edge)
-		}
-		for b := range r {
-			r[b] = r[b]*gain[ps.sensor][b]*gainOwn[b]*dg[b] + offs[ps.sensor][b]
-			r[b] = math.Max(0.001, r[b]*(1+0.02*rng.NormFloat64())+0.006*rng.NormFloat64())
-		}
+		r = swSense(rng, r, haze, e, offs[ps.sensor], gain[ps.sensor], gainOwn, dg)
 		o.NDVI, o.NDTI = r.ndvi(), r.ndti()
 		o.Red, o.NIR, o.SWIR1, o.SWIR2 = r[0], r[1], r[2], r[3]
 		pf.cells[p].Obs = append(pf.cells[p].Obs, o)

@@ -307,19 +307,11 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 			if snow[i] > 0 {
 				r = rmix(r, swSnow, math.Min(1, snow[i]*uni(rng, 0.5, 1.5)))
 			}
-			if haze > 0 {
-				r[0] += 0.04 * haze
-				r[1] += 0.03 * haze
-				r[2] += 0.01 * haze
-				r[3] += 0.005 * haze
+			e := edge
+			if !(p >= edgeLo && p < edgeHi) {
+				e = 0
 			}
-			if edge > 0 && p >= edgeLo && p < edgeHi {
-				r = rmix(r, swCloud, edge)
-			}
-			for b := range r {
-				r[b] = r[b]*gain[ps.sensor][b]*dg[b] + offs[ps.sensor][b]
-				r[b] = math.Max(0.001, r[b]*(1+0.02*rng.NormFloat64())+0.006*rng.NormFloat64())
-			}
+			r = swSense(rng, r, haze, e, offs[ps.sensor], gain[ps.sensor], dg)
 			o.NDVI, o.NDTI = r.ndvi(), r.ndti()
 			o.Red, o.NIR, o.SWIR1, o.SWIR2 = r[0], r[1], r[2], r[3]
 			st.cells[p].Obs = append(st.cells[p].Obs, o)
@@ -329,6 +321,30 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 		st.cells[p].Obs = sortObs(st.cells[p].Obs)
 	}
 	return st
+}
+
+// swSense puts on a surface's reflectance r what reaches the sensor:
+// haze, a cloud edge over the point (edge: its share, 0 for none), the
+// product of the gains (in order) and the offset, then each reading's
+// noise (2 % and 0.006 of reflectance).
+func swSense(rng *rand.Rand, r refl, haze, edge float64, offs refl, gains ...refl) refl {
+	if haze > 0 {
+		r[0] += 0.04 * haze
+		r[1] += 0.03 * haze
+		r[2] += 0.01 * haze
+		r[3] += 0.005 * haze
+	}
+	if edge > 0 {
+		r = rmix(r, swCloud, edge)
+	}
+	for b := range r {
+		for _, g := range gains {
+			r[b] *= g[b]
+		}
+		r[b] += offs[b]
+		r[b] = math.Max(0.001, r[b]*(1+0.02*rng.NormFloat64())+0.006*rng.NormFloat64())
+	}
+	return r
 }
 
 func wetten4(r refl, k [3]float64, w float64) refl {
