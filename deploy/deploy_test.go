@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,18 +46,45 @@ func strictJSON(b []byte, v any) error {
 	return nil
 }
 
-// runFlags are the flags `manejo run` defines, read from its source.
+// runFlags are the flags `manejo run` defines, as its -h lists them: the
+// command is built and asked, so flags declared in shared groups
+// (cmd/manejo/flaggroups.go) count as well as those of cmd_run.go.
 func runFlags(t *testing.T) map[string]bool {
 	t.Helper()
-	src := read(t, "../cmd/manejo/cmd_run.go")
+	runFlagsOnce.Do(func() { runFlagSet, runFlagsErr = listRunFlags() })
+	if runFlagsErr != nil {
+		t.Fatalf("could not read the flags of manejo run: %v", runFlagsErr)
+	}
+	return runFlagSet
+}
+
+var (
+	runFlagsOnce sync.Once
+	runFlagSet   map[string]bool
+	runFlagsErr  error
+)
+
+// listRunFlags builds manejo into a temporary folder and reads the flag
+// names of `manejo run -h`.
+func listRunFlags() (map[string]bool, error) {
+	dir, err := os.MkdirTemp("", "deploy-manejo-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "manejo")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/manejo").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v: %s", err, out)
+	}
+	out, _ := exec.Command(bin, "run", "-h").CombinedOutput() // -h exits 0 or 2 by flag package convention
 	flags := map[string]bool{}
-	for _, m := range regexp.MustCompile(`fs\.\w+(?:Var)?\([^,]+, "([a-z0-9-]+)"`).FindAllSubmatch(src, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllSubmatch(out, -1) {
 		flags[string(m[1])] = true
 	}
-	if !flags["out"] || !flags["shards"] || !flags["as-of"] {
-		t.Fatalf("could not read the flags of manejo run from its source: %v", flags)
+	if !flags["out"] || !flags["shards"] || !flags["as-of"] || !flags["fields"] {
+		return nil, fmt.Errorf("manejo run -h lists %v", slices.Sorted(maps.Keys(flags)))
 	}
-	return flags
+	return flags, nil
 }
 
 // checkArgs checks a `manejo run` command line: every flag is one manejo
