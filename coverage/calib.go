@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
@@ -103,7 +104,7 @@ func dateMedians(cells [][]Obs) (dates []time.Time, ndvi, ndti, swir []float64) 
 			return math.NaN()
 		}
 		sort.Float64s(v)
-		return median(v)
+		return num.Median(v)
 	}
 	for _, d := range dates {
 		a := by[d]
@@ -128,7 +129,7 @@ func wetDates(dates []time.Time, swir []float64) map[time.Time]bool {
 			}
 		}
 		sort.Float64s(loc)
-		if len(loc) >= 3 && swir[i] < wetDrop*median(loc) {
+		if len(loc) >= 3 && swir[i] < wetDrop*num.Median(loc) {
 			wet[d] = true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/zarc"
 )
 
@@ -100,7 +101,7 @@ func TestAccuracyCalibrateEndmembers(t *testing.T) {
 				}
 				if len(v) > 0 {
 					sort.Float64s(v)
-					sum += median(v)
+					sum += num.Median(v)
 					n++
 				}
 			}

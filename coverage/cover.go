@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
 )
@@ -60,18 +61,10 @@ func cellCover(obs []Obs, sow time.Time, p Params, buf []float64) (float64, int,
 		v /= float64(len(vals))
 	default:
 		sort.Float64s(vals)
-		v = median(vals)
+		v = num.Median(vals)
 	}
 	pct := 100 * (v - p.BareNDTI) / (p.StrawNDTI - p.BareNDTI)
 	return math.Max(0, math.Min(100, pct)), len(vals), true
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 // MedianSeries returns the talhão series: for each day with readings, the
@@ -101,11 +94,11 @@ func MedianSeries(cells [][]Obs) []Obs {
 		o := Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}
 		if len(a.ndvi) > 0 {
 			sort.Float64s(a.ndvi)
-			o.NDVI = median(a.ndvi)
+			o.NDVI = num.Median(a.ndvi)
 		}
 		if len(a.ndti) > 0 {
 			sort.Float64s(a.ndti)
-			o.NDTI = median(a.ndti)
+			o.NDTI = num.Median(a.ndti)
 		}
 		out = append(out, o)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/sim/pheno"
 	"github.com/manejo/manejo/spectral"
 	"github.com/manejo/manejo/zarc"
@@ -361,7 +362,7 @@ func talhaoUnmix(cells [][]Obs, sow time.Time, p Params) (float64, bool) {
 		v := by[d]
 		sort.Float64s(v)
 		days = append(days, d.Sub(from).Hours()/24)
-		vals = append(vals, median(v))
+		vals = append(vals, num.Median(v))
 		if !d.Before(from) && d.Before(sow) {
 			inside++
 		}
@@ -400,7 +401,7 @@ func fieldSoilNDTI(med []Obs, p Params, bareStraw float64, minBare int) (float64
 	}
 	sort.Float64s(nd)
 	k := min(3, len(nd))
-	return median(nd[:k]), true
+	return num.Median(nd[:k]), true
 }
 
 // TestCoverDiagCases lists the talhões whose level disagrees although the

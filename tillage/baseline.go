@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // MedianNDTIDrop is the plain baseline every tillage accuracy figure is
@@ -38,9 +40,9 @@ func MedianNDTIDrop(cells []Cell, drop float64) []Break {
 	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
 	v, nv := make([]float64, len(dates)), make([]float64, len(dates))
 	for i, d := range dates {
-		v[i], nv[i] = median(by[d]), median(byV[d])
+		v[i], nv[i] = num.Median(by[d]), num.Median(byV[d])
 	}
-	med3 := func(x []float64) float64 { return median(append([]float64(nil), x...)) }
+	med3 := func(x []float64) float64 { return num.Median(append([]float64(nil), x...)) }
 	var out []Break
 	for j := 3; j+3 <= len(v); j++ {
 		if dates[j-1].Sub(dates[j-3]) > 30*24*time.Hour {

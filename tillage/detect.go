@@ -223,11 +223,11 @@ func robustSigma(cs []clearObs, min float64, buf []float64) float64 {
 		a, b, c := cs[i-1].noiseScale(), cs[i].noiseScale(), cs[i+1].noiseScale()
 		r = append(r, (cs[i].value-line)/math.Sqrt(b*b+w*w*a*a+(1-w)*(1-w)*c*c))
 	}
-	med := median(r)
+	med := num.Median(r)
 	for i := range r {
 		r[i] = math.Abs(r[i] - med)
 	}
-	s0 := 1.4826 * median(r)
+	s0 := 1.4826 * num.Median(r)
 	if !(s0 > 0) {
 		return min
 	}
@@ -271,33 +271,6 @@ func (c clearObs) noiseScale() float64 {
 // noise following it).
 func (c clearObs) groundScale() float64 { return 1 / math.Max(0.05, 1-math.Max(0, c.green)) }
 
-// median reorders v in place and returns its median (NaN when empty).
-// Short slices are sorted; longer ones use quickselect (linear time: the σ
-// of a long series is two medians over all its observations).
-func median(v []float64) float64 {
-	n := len(v)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n <= 32 {
-		sort.Float64s(v)
-		if n%2 == 1 {
-			return v[n/2]
-		}
-		return (v[n/2-1] + v[n/2]) / 2
-	}
-	hi := num.Select(v, n/2)
-	if n%2 == 1 {
-		return hi
-	}
-	// The lower middle is the largest value left of n/2.
-	lo := v[0]
-	for _, x := range v[1 : n/2] {
-		lo = math.Max(lo, x)
-	}
-	return (lo + hi) / 2
-}
-
 // preLevel returns the median of up to PreObs clear observations ending at
 // cs[j-1] and within PreWindowDays of it, and how many it used.
 func preLevel(cs []clearObs, j int, p Params, buf []float64) (float64, int) {
@@ -310,7 +283,7 @@ func preLevel(cs []clearObs, j int, p Params, buf []float64) (float64, int) {
 		}
 		v = append(v, cs[i].value)
 	}
-	return median(v), len(v)
+	return num.Median(v), len(v)
 }
 
 // groundSoil is the soil share of the ground not hidden by green canopy,
@@ -702,7 +675,7 @@ func (d strawDropLevels) dropped(x clearObs, p Params, decay float64) bool {
 // standard error formula of the z test assumes a mean). tmp is scratch.
 func level(v, scales []float64, sigma, trim float64, tmp []float64) (float64, float64) {
 	tmp = append(tmp[:0], v...)
-	m := median(tmp)
+	m := num.Median(tmp)
 	var sw, swx float64
 	for i, x := range v {
 		if math.Abs(x-m) > trim*sigma*scales[i] {

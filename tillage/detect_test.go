@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/spectral"
 )
 
@@ -296,12 +297,12 @@ func TestMedian(t *testing.T) {
 			if n%2 == 0 {
 				want = (s[n/2-1] + s[n/2]) / 2
 			}
-			if got := median(v); got != want {
+			if got := num.Median(v); got != want {
 				t.Fatalf("n=%d: median = %v, want %v", n, got, want)
 			}
 		}
 	}
-	if !math.IsNaN(median(nil)) {
-		t.Error("median(nil) is not NaN")
+	if !math.IsNaN(num.Median(nil)) {
+		t.Error("num.Median(nil) is not NaN")
 	}
 }

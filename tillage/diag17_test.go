@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/internal/num"
 	"github.com/manejo/manejo/sim/pheno"
 )
 
@@ -219,11 +220,11 @@ func mdWhy(cells []Cell, q Params, tr time.Time) string {
 			all = append(all, pre-post)
 		}
 	}
-	mid := median(append([]float64(nil), all...))
+	mid := num.Median(append([]float64(nil), all...))
 	for i := range all {
 		all[i] = math.Abs(all[i] - mid)
 	}
-	sd := math.Max(1.4826*median(all), q.MinSigma)
+	sd := math.Max(1.4826*num.Median(all), q.MinSigma)
 	fmt.Fprintf(&sb, "   md: n %d mid %.3f sd %.3f soilNDTI %.3f\n", len(cs), mid, sd, q.Soil.NDTI)
 	for j := 1; j < len(cs); j++ {
 		d := int(cs[j].date.Sub(tr).Hours() / 24)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // ErrParams is wrapped by Params.Validate for any unusable parameter.
@@ -215,7 +217,7 @@ func agree(series []cellSeries, c Break, p Params, window time.Duration, need, n
 		CellFraction:   float64(nc) / float64(nCells),
 		NCells:         nc,
 		NInterior:      ni,
-		MagnitudeSigma: median(mags),
+		MagnitudeSigma: num.Median(mags),
 	}, true
 }
 
@@ -277,12 +279,12 @@ func pooled(cells [][]Obs) []pooledObs {
 		a := byDate[d]
 		out[i] = pooledObs{Obs: Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}}
 		if len(a.v) >= min && len(a.v) > 0 {
-			out[i].NDVI, out[i].NDTI, out[i].sensor = median(a.v), median(a.t), a.sensor
+			out[i].NDVI, out[i].NDTI, out[i].sensor = num.Median(a.v), num.Median(a.t), a.sensor
 			if len(a.s) >= min && len(a.s) > 0 {
-				out[i].swir = median(a.s)
+				out[i].swir = num.Median(a.s)
 			}
 			if len(a.n) >= min && len(a.n) > 0 {
-				out[i].vnir = median(a.n)
+				out[i].vnir = num.Median(a.n)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package tillage
 import (
 	"math"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // medianDropBreaks is the talhão's third test: a persistent drop of the
@@ -39,11 +41,11 @@ func medianDropBreaks(pl []pooledObs, p Params) []Break {
 	if len(valid) < 10 {
 		return nil
 	}
-	mid := median(append([]float64(nil), valid...))
+	mid := num.Median(append([]float64(nil), valid...))
 	for i := range valid {
 		valid[i] = math.Abs(valid[i] - mid)
 	}
-	sd := math.Max(1.4826*median(valid), p.MinSigma)
+	sd := math.Max(1.4826*num.Median(valid), p.MinSigma)
 	var out []Break
 	for j := 1; j < len(cs); j++ {
 		z := (ds[j] - mid) / sd
@@ -90,7 +92,7 @@ func medianDropLevels(cs []clearObs, j int, p Params) (float64, float64, bool) {
 	if len(pre) < 2 || len(post) < t.mdPostMin {
 		return 0, 0, false
 	}
-	return median(pre), median(post), true
+	return num.Median(pre), num.Median(post), true
 }
 
 // canopyBefore reports whether the pooled series shows a canopy (median
@@ -121,5 +123,5 @@ func wetDate(pl []pooledObs, i int, wet float64) bool {
 			v = append(v, o.swir)
 		}
 	}
-	return len(v) >= 3 && x < wet*median(v)
+	return len(v) >= 3 && x < wet*num.Median(v)
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // offsetsWorld: n talhões of 20 points read on the same 30 dates (every
@@ -70,7 +72,7 @@ func TestPortfolioOffsets(t *testing.T) {
 	var pre, post []float64
 	for i, d := range dates {
 		o, _ := offs[0].Offset(d, "s")
-		m := median([]float64{c[0].Obs[i].NDTI - o, c[1].Obs[i].NDTI - o, c[2].Obs[i].NDTI - o})
+		m := num.Median([]float64{c[0].Obs[i].NDTI - o, c[1].Obs[i].NDTI - o, c[2].Obs[i].NDTI - o})
 		if i < 15 {
 			pre = append(pre, m)
 		} else {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // Offsets shared by the talhões of a portfolio (issue 30). On a short
@@ -170,7 +172,7 @@ func NewPortfolios(ms []Medians) []Portfolio {
 		dep := departures(ms, shared)
 		for k, fs := range readers {
 			if v := depsOf(dep, fs, k, -1); len(v) >= portfolioMinPeers {
-				shared[k] += median(v)
+				shared[k] += num.Median(v)
 			}
 		}
 	}
@@ -183,7 +185,7 @@ func NewPortfolios(ms []Medians) []Portfolio {
 	for k, fs := range readers {
 		for _, f := range fs {
 			if v := depsOf(dep, fs, k, f); len(v) >= portfolioMinPeers {
-				out[f].off[k] = shared[k] + median(v)
+				out[f].off[k] = shared[k] + num.Median(v)
 			}
 		}
 	}
@@ -246,7 +248,7 @@ func peerSteps(ms []Medians, shared map[offsetKey]float64, out []Portfolio) {
 			if len(v) < portfolioMinPeers {
 				continue
 			}
-			med := median(v)
+			med := num.Median(v)
 			// The spread from the talhões at or below the median: the
 			// others tilled in the same weeks (conventional talhões till
 			// at the same time of year) lie above it and would widen it.
@@ -256,7 +258,7 @@ func peerSteps(ms []Medians, shared map[offsetKey]float64, out []Portfolio) {
 					low = append(low, med-x)
 				}
 			}
-			out[f].peer[d] = peerStep{med: med, spread: 1.4826 * median(low)}
+			out[f].peer[d] = peerStep{med: med, spread: 1.4826 * num.Median(low)}
 		}
 	}
 }
@@ -296,7 +298,7 @@ func departures(ms []Medians, off map[offsetKey]float64) []map[offsetKey]float64
 				}
 			}
 			if len(v) >= portfolioMinLevel {
-				out[f][offsetKey{d, m.sensor[i]}] = y[i] - median(v)
+				out[f][offsetKey{d, m.sensor[i]}] = y[i] - num.Median(v)
 			}
 		}
 	}

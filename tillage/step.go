@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/manejo/manejo/internal/num"
 )
 
 // The fourth test (issue 30): a persistent step of the talhão's median NDTI
@@ -123,12 +125,12 @@ func sensorOffsets(s []stepObs) map[string]float64 {
 			}
 		}
 		if len(near) > 0 {
-			diffs[o.sensor] = append(diffs[o.sensor], o.ndti-median(near))
+			diffs[o.sensor] = append(diffs[o.sensor], o.ndti-num.Median(near))
 		}
 	}
 	for k, d := range diffs {
 		if len(d) >= 3 {
-			off[k] = median(d)
+			off[k] = num.Median(d)
 		}
 	}
 	return off
@@ -354,7 +356,7 @@ func stepWet(s []stepObs, j int, l stepLevels) bool {
 				v = append(v, x)
 			}
 		}
-		return median(v)
+		return num.Median(v)
 	}
 	sw := func(o stepObs) float64 { return o.swir }
 	vn := func(o stepObs) float64 { return o.vnir }

@@ -83,3 +83,29 @@ func Round(v float64, n int) float64 {
 	}
 	return r
 }
+
+// Median reorders v in place and returns its median (NaN when empty).
+// Short slices are sorted; longer ones use quickselect (linear time). s holds no NaN.
+func Median(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n <= 32 {
+		sort.Float64s(v)
+		if n%2 == 1 {
+			return v[n/2]
+		}
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	hi := Select(v, n/2)
+	if n%2 == 1 {
+		return hi
+	}
+	// The lower middle is the largest value left of n/2.
+	lo := v[0]
+	for _, x := range v[1 : n/2] {
+		lo = math.Max(lo, x)
+	}
+	return (lo + hi) / 2
+}

@@ -86,3 +86,26 @@ func TestRound(t *testing.T) {
 		t.Error("Round of NaN or Inf changed it")
 	}
 }
+
+// TestMedian: the median of short and long slices, odd and even, equals the
+// middle of a full sort; an empty slice has none.
+func TestMedian(t *testing.T) {
+	if !math.IsNaN(Median(nil)) {
+		t.Error("Median(nil) is not NaN")
+	}
+	for _, n := range []int{1, 2, 7, 32, 33, 64, 101} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = math.Sin(float64(i*i + 3))
+		}
+		s := slices.Clone(v)
+		slices.Sort(s)
+		want := s[n/2]
+		if n%2 == 0 {
+			want = (s[n/2-1] + s[n/2]) / 2
+		}
+		if got := Median(v); got != want {
+			t.Errorf("n=%d: Median = %v, want %v", n, got, want)
+		}
+	}
+}
