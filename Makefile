@@ -40,7 +40,7 @@ bench: setup ## Benchmarks of every stage (ns/op, allocs, custom metrics)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
 accuracy: setup ## Accuracy harnesses on synthetic fields with known truth (tillage, coverage)
-	$(GO) test -count=1 -run 'Accuracy' -v ./tillage/ ./coverage/ -accuracy
+	$(GO) test -tags research -count=1 -run 'Accuracy' -v ./tillage/ ./coverage/ -accuracy
 
 demo: build ## Run the pipeline on built-in sample data and print the result
 	@scripts/demo.sh $(BIN) $(DEMO_DIR)

@@ -299,13 +299,14 @@ func (p Params) calibrated() bool {
 // (dark clayey latosols to sandy neosols).
 const soilNDTISD = 0.03
 
-// intervalScale widens the combined straw and soil spread into the 90 %
+// defaultIntervalScale widens the combined straw and soil spread into the 90 %
 // interval for what neither term holds (wet dates left in the window,
 // straw mixtures, aging within the window); set on the harder harness's
 // tuning seed (11, 200 talhões × 6 cells: 90.1 % of seasons' intervals
 // hold the truth at 1.45, 89.4 % at 1.4, 91.2 % at 1.5 — re-set from 1.5
 // after the narrowing of reference-consistent talhões; docs/coverage.md).
-var intervalScale = 1.45
+// (intervalScale is this value, a constant; research builds can change it.)
+const defaultIntervalScale = 1.45
 
 // envelopeDays is the straw period of a season: the days before its sowing
 // whose dry readings bound its straw (the residue read in the window, not

@@ -270,14 +270,14 @@ func massLeft(halfLife float64, from, read time.Time) float64 {
 // endmembers given, nothing calibrated), so that season reads as without
 // a declaration.
 func (c *calibration) withResidue(h History, sowing time.Time, windowDays int) (*calibration, string) {
-	if len(h) == 0 && oraclePrior == nil {
+	if len(h) == 0 && !oracleSet() {
 		return c, ""
 	}
 	if c == nil || sowing.IsZero() {
 		return c, ""
 	}
 	r, ok := h.priorAt(sowing, windowDays)
-	if oraclePrior != nil {
+	if oracleSet() {
 		r, ok = oraclePrior(sowing)
 	}
 	if !ok {
@@ -319,8 +319,3 @@ func (c *calibration) strawDeclared(from, to time.Time) spectral.StrawFit {
 	fit.Straw = s
 	return fit
 }
-
-// oraclePrior (tests only: TestResidueOracle) replaces the declared prior
-// of the season sown on a day by one the harness knows the truth of, to
-// measure how far any prior on the straw spectrum could go.
-var oraclePrior func(sowing time.Time) (residuePrior, bool)

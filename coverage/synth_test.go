@@ -2,7 +2,6 @@ package coverage
 
 import (
 	"flag"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -89,14 +88,3 @@ var (
 	hardTuneN    = flag.Int("hardtunen", 40, "talhões of the harder harness's tuning run (TestHarderAccuracySmall)")
 	fixedStraw   = flag.Bool("fixedstraw", false, "harder harness: the reference straw given, no straw calibration (the estimator before issue 17)")
 )
-
-func init() {
-	flag.Func("intervalscale", "diagnostics: the interval widening (default the package's)", func(s string) (err error) {
-		_, err = fmt.Sscan(s, &intervalScale)
-		return err
-	})
-}
-
-func init() {
-	flag.BoolVar(&plainUnmix, "plainunmix", false, "unmix with spectral.New, not NewDry (the estimator before the dry line)")
-}

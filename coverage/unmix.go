@@ -88,10 +88,6 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	return p, cal
 }
 
-// plainUnmix (tests only: -plainunmix) unmixes with spectral.New, the
-// estimator before the dry line, for before/after figures.
-var plainUnmix bool
-
 // newUnmixer returns the unmixer of p's endmembers every reading of
 // coverage is split with: spectral.NewDry, so that NDVI variation among dry
 // surfaces (residue type and age, soil) is not read as green canopy
@@ -146,6 +142,12 @@ type Fractions struct{ Green, Straw, Soil float64 }
 // seasons' straw cover with: out[i][j] is cells[i][j]. NaNs for a reading
 // without finite NDVI and NDTI, or when the endmembers cannot be unmixed.
 func UnmixReadings(cells [][]Obs, p Params) [][]Fractions {
+	return unmixReadingsWith(cells, p, newUnmixer)
+}
+
+// unmixReadingsWith is UnmixReadings with the unmixer of each agricultural
+// year made by newU (newUnmixer in the product; tests compare others).
+func unmixReadingsWith(cells [][]Obs, p Params, newU func(Params) (spectral.Unmixer, bool)) [][]Fractions {
 	if p.Validate() != nil {
 		p = Params{}
 	}
@@ -166,7 +168,7 @@ func UnmixReadings(cells [][]Obs, p Params) [][]Fractions {
 			from := time.Date(y, time.July, 1, 0, 0, 0, 0, time.UTC)
 			q.Straw = cal.straw(from, from.AddDate(0, 0, strawPeriodDays)).Straw.Endmember()
 		}
-		u, ok := newUnmixer(q)
+		u, ok := newU(q)
 		if ok {
 			us[y] = u
 		}

@@ -70,10 +70,6 @@ func newUnmixer(p Params) (spectral.Unmixer, bool) {
 	return spectral.NewDry(p.Green, p.Straw, p.Soil)
 }
 
-// plainUnmix (tests only: -plainunmix) unmixes with spectral.New, the
-// detector before the dry line, for before/after figures.
-var plainUnmix bool
-
 // Fractions unmixes one observation into green-canopy, straw and bare-soil
 // fractions with straw and soil on one dry line (newUnmixer; each 0..1
 // inside the endmember triangle, summing to 1; values outside 0..1 mean

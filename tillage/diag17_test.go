@@ -17,10 +17,6 @@ import (
 // tilldiag17 lists, on the tuning seed of the harder harness, the tilled
 // talhões Detect misses, with the pooled interior series around each true
 // tillage and the reason the straw-drop test refused it.
-func init() {
-	flag.BoolVar(&plainUnmix, "plainunmix", false, "unmix with spectral.New, not NewDry (the detector before the dry line)")
-}
-
 var tilldiag17 = flag.Bool("tilldiag17", false, "harder harness diagnostics on the tuning seed (missed talhões)")
 
 func TestDiagHarderMisses(t *testing.T) {

@@ -1,0 +1,21 @@
+//go:build !research
+
+package coverage
+
+import "time"
+
+// The product's values of the research knobs (research.go, built with
+// -tags research, makes them variables for the harness): constants and
+// functions, so no test can change how the product reads.
+
+// plainUnmix is false: coverage unmixes on the dry line (newUnmixer).
+const plainUnmix = false
+
+// intervalScale is defaultIntervalScale.
+const intervalScale = defaultIntervalScale
+
+// oracleSet is false: no oracle prior replaces a declared one.
+func oracleSet() bool { return false }
+
+// oraclePrior is never called in the product (oracleSet is false).
+func oraclePrior(time.Time) (residuePrior, bool) { return residuePrior{}, false }

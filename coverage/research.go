@@ -1,0 +1,25 @@
+//go:build research
+
+package coverage
+
+import "time"
+
+// Research builds (go test -tags research: the accuracy harnesses and
+// diagnostics, docs/coverage.md) turn the knobs below into variables that
+// the harness's flags set. The product is built without the tag
+// (noresearch.go): constants in their place, no package-level state that
+// a test could change.
+
+// plainUnmix unmixes with spectral.New, the estimator before the dry
+// line, for before/after figures (-plainunmix).
+var plainUnmix bool
+
+// intervalScale is defaultIntervalScale unless -intervalscale sets it.
+var intervalScale = defaultIntervalScale
+
+// oraclePrior, when set (TestResidueOracle), replaces the declared prior
+// of the season sown on a day by one the harness knows the truth of, to
+// measure how far any prior on the straw spectrum could go.
+var oraclePrior func(sowing time.Time) (residuePrior, bool)
+
+func oracleSet() bool { return oraclePrior != nil }

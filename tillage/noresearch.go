@@ -1,0 +1,8 @@
+//go:build !research
+
+package tillage
+
+// plainUnmix is false in the product: tillage unmixes on the dry line
+// (newUnmixer). research.go, built with -tags research, makes it a
+// variable for the harness's before/after figures.
+const plainUnmix = false
