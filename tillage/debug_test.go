@@ -267,7 +267,6 @@ func debugParams() Params {
 	envF("MDCNDVI", &t.mdCanopyNDVI)
 	envF("MDCDAYS", &t.mdCanopyDays)
 	envF("MDREL", &t.mdRel)
-	t.mdOff = os.Getenv("MDOFF") != ""
 	p := DefaultParams()
 	p.tune = t
 	envI("PREOBS", &p.PreObs)

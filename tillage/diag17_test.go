@@ -253,9 +253,8 @@ func TestDiagMedianDropAdded(t *testing.T) {
 		till := i%2 == 0
 		cells, truth := g.talhao(rng, till, !till && i%4 == 1, 6, 3)
 		q := Calibrate(cells, DefaultParams())
-		off := q
-		off.tune.mdOff = true
-		with, without := Detect(cells, q), Detect(cells, off)
+		with := Detect(cells, q)
+		without := withoutTest(with, TestMedianNDTI)
 		_, fpW, _ := matchFlags(eventsAsBreaks(with), truth)
 		_, fpO, _ := matchFlags(eventsAsBreaks(without), truth)
 		if fpW <= fpO {

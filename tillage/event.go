@@ -138,10 +138,10 @@ func Detect(cells []Cell, p Params) []Event {
 		}
 	}
 	pl := pooled(interior)
-	if !p.tune.mdOff {
+	if !mdOff {
 		out = addMedianDrops(out, p.thirdOnShort(pl, medianDropBreaks(pl, p)), series, p, window, len(cells))
 	}
-	if !p.tune.stepOff {
+	if !stepOff {
 		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })

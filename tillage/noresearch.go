@@ -6,3 +6,6 @@ package tillage
 // (newUnmixer). research.go, built with -tags research, makes it a
 // variable for the harness's before/after figures.
 const plainUnmix = false
+
+// mdOff and stepOff are false in the product: Detect runs every test.
+const mdOff, stepOff = false, false

@@ -233,13 +233,9 @@ type tuning struct {
 	// the median of mdPostObs dates (3) within mdPostDays (45); no canopy
 	// (median NDVI ≥ mdCanopyNDVI, 0.4) in the mdCanopyDays (45) before;
 	// the drop at least mdRel (0.4) of the way from the level before to
-	// the soil's NDTI. mdOff turns the test off (diagnostics: the detector
-	// before it).
+	// the soil's NDTI.
 	mdBareNDVI, mdMaxGap, mdPostDays, mdCanopyNDVI, mdCanopyDays, mdRel, mdWet, mdStep float64
 	mdPostObs, mdPostMin                                                               int
-	mdOff                                                                              bool
-	// stepOff turns the step test (stepBreaks) off: the detector before it.
-	stepOff bool
 }
 
 // withDefaults returns t with every zero field set to its default.
