@@ -166,13 +166,7 @@ func (c *Client) pace(ctx context.Context) error {
 	c.next = start.Add(gap)
 	c.mu.Unlock()
 	if d := start.Sub(now); d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
+		return clock.Sleep(ctx, d)
 	}
 	return nil
 }
