@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/batch"
+	batchtypes "github.com/aws/aws-sdk-go-v2/service/batch/types"
 	"github.com/aws/aws-sdk-go-v2/service/scheduler"
 	"github.com/manejo/manejo/pipeline"
 	batchv1 "k8s.io/api/batch/v1"
@@ -114,9 +115,67 @@ func checkArgs(t *testing.T, what string, args []string, flags map[string]bool) 
 	return vals
 }
 
+// exitCodes are manejo run's exit codes (cmd/manejo/main.go, README "Exit
+// codes") and whether an engine should run the shard again after each.
+var exitCodes = []struct {
+	code  int32
+	means string
+	retry bool
+}{
+	{1, "the run could not finish", true},
+	{2, "usage or configuration error", false},
+	{3, "finished, some talhões failed", false},
+	{4, "finished, some talhões incomplete: a transient fault outlasted the retry budget", true},
+}
+
+// podFailureAction is what a Job's podFailurePolicy does with a pod whose
+// container exited with code, as the Job controller decides it: the first
+// rule whose onExitCodes match (operator In or NotIn, for the named
+// container or any) gives the action; without one, the failure counts
+// against the retries (Count).
+func podFailureAction(p *batchv1.PodFailurePolicy, container string, code int32) batchv1.PodFailurePolicyAction {
+	if p == nil {
+		return batchv1.PodFailurePolicyActionCount
+	}
+	for _, r := range p.Rules {
+		x := r.OnExitCodes
+		if x == nil || x.ContainerName != nil && *x.ContainerName != container {
+			continue
+		}
+		in := slices.Contains(x.Values, code)
+		if in == (x.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn) {
+			return r.Action
+		}
+	}
+	return batchv1.PodFailurePolicyActionCount
+}
+
+// batchRetries reports whether AWS Batch retries a job attempt whose
+// container exited with code (status reason "Essential container in task
+// exited"): the first evaluateOnExit entry whose conditions all match
+// gives the action; when none does, the job is retried.
+func batchRetries(rs *batchtypes.RetryStrategy, code int32) bool {
+	glob := func(pattern *string, s string) bool {
+		if pattern == nil {
+			return true
+		}
+		if p, ok := strings.CutSuffix(*pattern, "*"); ok {
+			return strings.HasPrefix(s, p)
+		}
+		return *pattern == s
+	}
+	for _, e := range rs.EvaluateOnExit {
+		if glob(e.OnExitCode, fmt.Sprint(code)) && glob(e.OnReason, "") && glob(e.OnStatusReason, "Essential container in task exited") {
+			return strings.EqualFold(string(e.Action), string(batchtypes.RetryActionRetry))
+		}
+	}
+	return true
+}
+
 // checkIndexedJob checks the spec of the Indexed Job that runs manejo:
-// one shard per index, a retry per index, exit 2 and 3 not retried, the
-// container named manejo, and returns its args' flag values.
+// one shard per index, a retry per index, exit 4 (talhões incomplete) and
+// 1 retried and 2 and 3 not, the container named manejo, and returns its
+// args' flag values.
 func checkIndexedJob(t *testing.T, what string, spec batchv1.JobSpec, flags map[string]bool) map[string]string {
 	t.Helper()
 	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
@@ -125,16 +184,10 @@ func checkIndexedJob(t *testing.T, what string, spec batchv1.JobSpec, flags map[
 	if spec.BackoffLimitPerIndex == nil || *spec.BackoffLimitPerIndex < 1 {
 		t.Errorf("%s: backoffLimitPerIndex %v, want retries per index", what, spec.BackoffLimitPerIndex)
 	}
-	var failIndex []int32
-	if spec.PodFailurePolicy != nil {
-		for _, r := range spec.PodFailurePolicy.Rules {
-			if r.Action == batchv1.PodFailurePolicyActionFailIndex && r.OnExitCodes != nil {
-				failIndex = append(failIndex, r.OnExitCodes.Values...)
-			}
+	for _, e := range exitCodes {
+		if got := podFailureAction(spec.PodFailurePolicy, "manejo", e.code); (got == batchv1.PodFailurePolicyActionCount) != e.retry {
+			t.Errorf("%s: exit %d (%s) → podFailurePolicy %s; want the index retried: %v", what, e.code, e.means, got, e.retry)
 		}
-	}
-	if !slices.Contains(failIndex, 2) || !slices.Contains(failIndex, 3) {
-		t.Errorf("%s: podFailurePolicy fails the index on exit codes %v, want 2 and 3", what, failIndex)
 	}
 	pod := spec.Template.Spec
 	if pod.RestartPolicy != corev1.RestartPolicyNever || len(pod.Containers) != 1 || pod.Containers[0].Name != "manejo" {
@@ -237,14 +290,10 @@ func TestAWSBatchJobDefinition(t *testing.T) {
 	if vals["shards"] == "" || vals["cache"] == "" {
 		t.Errorf("job definition: --shards %q, --cache %q; want both", vals["shards"], vals["cache"])
 	}
-	exit := map[string]string{}
-	for _, e := range jd.RetryStrategy.EvaluateOnExit {
-		if e.OnExitCode != nil {
-			exit[*e.OnExitCode] = string(e.Action)
+	for _, e := range exitCodes {
+		if got := batchRetries(jd.RetryStrategy, e.code); got != e.retry {
+			t.Errorf("evaluateOnExit: exit %d (%s) retried: %v, want %v", e.code, e.means, got, e.retry)
 		}
-	}
-	if exit["2"] != "EXIT" || exit["3"] != "EXIT" {
-		t.Errorf("evaluateOnExit %v: exit 2 (usage) and 3 (talhões failed) must not be retried", exit)
 	}
 	if len(jd.ContainerProperties.ResourceRequirements) != 2 {
 		t.Errorf("resource requirements %v, want VCPU and MEMORY", jd.ContainerProperties.ResourceRequirements)
@@ -308,6 +357,11 @@ func TestAWSSchedules(t *testing.T) {
 		}
 		if submit.ArrayProperties == nil || fmt.Sprint(deref(submit.ArrayProperties.Size)) != submit.Parameters["shards"] {
 			t.Errorf("%s: array size and shards differ: %+v, %q", name, submit.ArrayProperties, submit.Parameters["shards"])
+		}
+		for _, e := range exitCodes {
+			if submit.RetryStrategy != nil && batchRetries(submit.RetryStrategy, e.code) != e.retry {
+				t.Errorf("%s: its retryStrategy retries exit %d (%s): %v, want %v", name, e.code, e.means, !e.retry, e.retry)
+			}
 		}
 		schedules[*in.ScheduleExpression] = &submit
 	}

@@ -42,6 +42,12 @@ func assetDownStore(t *testing.T) *s3test.Flaky {
 	return fl
 }
 
+// Exit codes of manejo run (cmd/manejo, README "Exit codes").
+const (
+	exitFailedTalhoes     = 3 // finished, some talhões failed
+	exitIncompleteTalhoes = 4 // finished, some talhões incomplete: run again later
+)
+
 // remoteRunArgs are runArgs with every input on s3://down/archive.
 func remoteRunArgs(out string, extra ...string) []string {
 	p := "s3://down/archive"
@@ -68,10 +74,13 @@ func timedRun(t *testing.T, bin string, args ...string) (int, time.Duration, str
 // TestRetryBudgetEndsRun is issue 26 item 4: with one asset answering 503
 // for the whole run and every retry setting at its default, `manejo run
 // --retry-budget 10s` ends within the time of a fault-free run plus the
-// budget (and a margin for the attempt in flight), exit 3, with the
-// talhões of that scene incomplete, naming it, without rows or payloads;
-// before the budget, the run did not end within 600 s. A re-run after the
-// fault clears writes the fault-free outputs byte for byte.
+// budget (and a margin for the attempt in flight), exit 4 (finished, some
+// talhões incomplete: the code an engine retries; before, 3 as for failed
+// talhões, which engines do not retry), with the talhões of that scene
+// incomplete, naming it, without rows or payloads; before the budget, the
+// run did not end within 600 s. A re-run after the fault clears exits as
+// the fault-free run (3: BAD-BOWTIE fails by design) and writes its outputs
+// byte for byte.
 func TestRetryBudgetEndsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the manejo binary")
@@ -86,7 +95,10 @@ func TestRetryBudgetEndsRun(t *testing.T) {
 	cleanRun := func() time.Duration {
 		fl.Off.Store(true)
 		defer fl.Off.Store(false)
-		_, d, _ := timedRun(t, bin, remoteRunArgs(t.TempDir())...)
+		code, d, logs := timedRun(t, bin, remoteRunArgs(t.TempDir())...)
+		if code != exitFailedTalhoes {
+			t.Fatalf("fault-free run: exit %d, want %d (BAD-BOWTIE); output:\n%s", code, exitFailedTalhoes, logs)
+		}
 		return d
 	}
 	before := cleanRun()
@@ -94,8 +106,8 @@ func TestRetryBudgetEndsRun(t *testing.T) {
 	code, took, logs := timedRun(t, bin, remoteRunArgs(out, "--retry-budget", budget.String())...)
 	clean := max(before, cleanRun())
 	t.Logf("fault-free run %s (slower of two); with the asset down and --retry-budget %s: %s (%d requests answered 503)", clean.Round(time.Millisecond), budget, took.Round(time.Millisecond), fl.Failed503())
-	if code != 3 {
-		t.Fatalf("exit code %d, want 3 (talhões incomplete); output:\n%s", code, logs)
+	if code != exitIncompleteTalhoes {
+		t.Fatalf("exit code %d, want %d (talhões incomplete); output:\n%s", code, exitIncompleteTalhoes, logs)
 	}
 	if limit := clean + budget + 30*time.Second; took > limit {
 		t.Errorf("the run took %s, over the fault-free %s + the budget %s + 30 s", took, clean, budget)
@@ -126,8 +138,8 @@ func TestRetryBudgetEndsRun(t *testing.T) {
 	}
 
 	fl.Off.Store(true) // the fault clears
-	if code, _, logs := timedRun(t, bin, remoteRunArgs(out)...); code != 3 {
-		t.Fatalf("re-run: exit %d, want 3 (BAD-BOWTIE); output:\n%s", code, logs)
+	if code, _, logs := timedRun(t, bin, remoteRunArgs(out)...); code != exitFailedTalhoes {
+		t.Fatalf("re-run: exit %d, want the fault-free run's %d; output:\n%s", code, exitFailedTalhoes, logs)
 	}
 	sameOutputs(t, "re-run after the fault cleared", ref, out)
 }

@@ -51,7 +51,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
 	workersFlag(fs, &f.cfg.Workers)
 	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
-	fs.DurationVar(&f.cfg.RetryBudget, "retry-budget", series.DefaultRetryBudget, "how long reads of a scene (or of a whole bucket or host) that keep failing transiently are retried, from their first failure; then its talhões end incomplete for this run, no payload, read again by the next run (docs/deploy.md)")
+	fs.DurationVar(&f.cfg.RetryBudget, "retry-budget", series.DefaultRetryBudget, "how long reads of a scene (or of a whole bucket or host) that keep failing transiently are retried, from their first failure; then its talhões end incomplete for this run, no payload, exit 4, read again by the next run (docs/deploy.md)")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
 	fs.IntVar(&f.cfg.BatchCellScenes, "batch-cell-scenes", 0, fmt.Sprintf("cell × scene pairs of one batch at most (about 1.1 KB each at its peak), so large talhões make smaller batches; a talhão over it is a batch alone; 0 = %d, -1 = only --batch-size bounds a batch", pipeline.DefaultBatchCellScenes))
@@ -218,8 +218,9 @@ func sumCounts(sum pipeline.Summary) map[string]int {
 
 // runOutcome names the first talhões that are not ok on stderr (ids and
 // reasons, which never hold CPF/CNPJ), with the inspect command listing
-// each status that occurred, and turns a run with failed or incomplete
-// talhões, or without a single payload, into exit 3.
+// each status that occurred, and turns a run with incomplete talhões into
+// exit 4 (a later run can complete them, whatever else failed) and one
+// with failed talhões, or without a single payload, into exit 3.
 func runOutcome(sum pipeline.Summary, out string, stderr io.Writer) error {
 	if sum.Failed == 0 && sum.Incomplete == 0 && sum.Payloads > 0 {
 		return nil
@@ -236,10 +237,14 @@ func runOutcome(sum pipeline.Summary, out string, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "every %s one: manejo inspect %s --status %s\n", st, out, st)
 		}
 	}
+	if sum.Incomplete > 0 {
+		return incompleteError{fmt.Sprintf("%d of %d talhões incomplete (a transient fault outlasted the retries; run again later to complete them); %s",
+			sum.Incomplete, sum.Total, statusCounts(counts))}
+	}
 	if sum.Payloads == 0 {
 		return finished("no talhão got a SINM payload; %s", statusCounts(counts))
 	}
-	return finished("%d of %d talhões failed or incomplete; %s", sum.Failed+sum.Incomplete, sum.Total, statusCounts(counts))
+	return finished("%d of %d talhões failed; %s", sum.Failed, sum.Total, statusCounts(counts))
 }
 
 // printable quotes an id holding control or format characters, so an id

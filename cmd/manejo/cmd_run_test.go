@@ -120,6 +120,36 @@ func TestRunRefusesForeignFolder(t *testing.T) {
 	}
 }
 
+// TestRunOutcomeExitCodes: a run that finished with incomplete talhões
+// (a transient fault outlasted the retry budget) exits 4, the code an
+// engine retries, even when others failed; failed talhões alone, or no
+// payload, exit 3 (a retry cannot help); a clean run 0.
+func TestRunOutcomeExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sum  pipeline.Summary
+		code int
+		msg  string
+	}{
+		{"clean", pipeline.Summary{Total: 2, OK: 2, Payloads: 2}, exitOK, ""},
+		{"incomplete", pipeline.Summary{Total: 3, OK: 2, Incomplete: 1, Payloads: 2}, exitIncomplete, "1 of 3 talhões incomplete"},
+		{"incomplete and failed", pipeline.Summary{Total: 3, OK: 1, Failed: 1, Incomplete: 1, Payloads: 1}, exitIncomplete, "1 ok, 0 partial, 1 failed, 1 incomplete"},
+		{"all incomplete", pipeline.Summary{Total: 2, Incomplete: 2}, exitIncomplete, "2 of 2 talhões incomplete"},
+		{"failed", pipeline.Summary{Total: 3, OK: 2, Failed: 1, Payloads: 2}, exitPartial, "1 of 3 talhões failed"},
+		{"no payload", pipeline.Summary{Total: 1, Partial: 1}, exitPartial, "no talhão got a SINM payload"},
+	} {
+		var stderr strings.Builder
+		err := runOutcome(tc.sum, "OUT", &stderr)
+		var exit strings.Builder
+		if code := exitCode(err, &exit, "run"); code != tc.code || !strings.Contains(exit.String(), tc.msg) {
+			t.Errorf("%s: exit %d, %q; want %d, %q", tc.name, code, exit.String(), tc.code, tc.msg)
+		}
+		if tc.code == exitIncomplete && !strings.Contains(exit.String(), "exit 4, run again later") {
+			t.Errorf("%s: %q does not say to run again", tc.name, exit.String())
+		}
+	}
+}
+
 // TestInspectEarlyFailures: inspect --status failed lists the talhões
 // run.json records as failed that have no indicator row, --status
 // incomplete the incomplete ones (issue 28 point 5), and the counts hold

@@ -27,10 +27,11 @@ var version = "dev"
 
 // Exit codes, documented in the README.
 const (
-	exitOK      = 0 // everything finished
-	exitFatal   = 1 // the run could not finish
-	exitUsage   = 2 // bad command line
-	exitPartial = 3 // finished, but some talhões failed
+	exitOK         = 0 // everything finished
+	exitFatal      = 1 // the run could not finish
+	exitUsage      = 2 // bad command line
+	exitPartial    = 3 // finished, but some talhões failed
+	exitIncomplete = 4 // run: finished, but some talhões incomplete; run again later
 )
 
 // command is one subcommand of manejo.
@@ -76,6 +77,18 @@ func finished(format string, a ...any) error {
 func partialError(failed, total int) error {
 	return finished("%d of %d talhões failed", failed, total)
 }
+
+// errIncomplete reports a run that finished with some talhões incomplete
+// (a transient fault outlasted the retry budget): exit 4, the code an
+// engine retries, since a later run can complete them; it wins over exit
+// 3 when some talhões also failed.
+var errIncomplete = errors.New("finished, some talhões incomplete")
+
+// incompleteError is an errIncomplete whose message is only its own.
+type incompleteError struct{ msg string }
+
+func (e incompleteError) Error() string { return e.msg }
+func (e incompleteError) Unwrap() error { return errIncomplete }
 
 // shutdownGrace bounds the time from SIGINT or SIGTERM to the process's
 // end. A cancelled run stops between reads and keeps its committed batches
@@ -134,6 +147,9 @@ func exitCode(err error, stderr io.Writer, name string) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "manejo %s: %v\n(see 'manejo %s --help')\n", name, err, name)
 		return exitUsage
+	case errors.Is(err, errIncomplete):
+		fmt.Fprintf(stderr, "manejo %s: finished (exit 4, run again later): %v\n", name, err)
+		return exitIncomplete
 	case errors.Is(err, errPartial):
 		fmt.Fprintf(stderr, "manejo %s: finished (exit 3): %v\n", name, err)
 		return exitPartial
@@ -153,7 +169,7 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].synopsis)
 	}
-	fmt.Fprintf(w, "\nRun 'manejo <command> --help' for the flags of a command.\nExit codes: 0 ok, 1 fatal, 2 usage, 3 finished, some talhões failed or incomplete (run: or no SINM payload).\n")
+	fmt.Fprintf(w, "\nRun 'manejo <command> --help' for the flags of a command.\nExit codes: 0 ok, 1 fatal, 2 usage, 3 finished, some talhões failed (run: or no SINM payload),\n4 run: finished, some talhões incomplete (a transient fault outlasted --retry-budget; run again later).\n")
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
