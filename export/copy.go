@@ -9,7 +9,7 @@ import (
 )
 
 // copyChunkRows is how many rows Copy holds at a time; a multiple of 64.
-var copyChunkRows int64 = 4 << 10
+const copyChunkRows int64 = 4 << 10
 
 // Copy appends the rows of a Parquet file of the dataset of T (r, size
 // bytes; written by this package, so already in the dataset order) to w,
@@ -20,6 +20,11 @@ var copyChunkRows int64 = 4 << 10
 // start, and decides after each 64 whether to cut a page, so the chunks
 // end only where those 64-row steps do.
 func (w *Writer[T]) Copy(r io.ReaderAt, size int64) error {
+	return w.copyChunks(r, size, copyChunkRows)
+}
+
+// copyChunks is Copy holding chunk rows at a time (a multiple of 64).
+func (w *Writer[T]) copyChunks(r io.ReaderAt, size, chunk int64) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -30,9 +35,9 @@ func (w *Writer[T]) Copy(r io.ReaderAt, size int64) error {
 	pr := parquet.NewGenericReader[T](f)
 	defer pr.Close()
 	start, end := w.n, w.n+f.NumRows()
-	buf := make([]T, min(copyChunkRows, f.NumRows()))
+	buf := make([]T, min(chunk, f.NumRows()))
 	for p := start; p < end; {
-		next := w.chunkEnd(p, end)
+		next := w.chunkEnd(p, end, chunk)
 		n, err := readRows(pr, buf[:next-p])
 		if err != nil {
 			return fmt.Errorf("copy into %s: row %d of %d: %w", w.ds.Name, p-start+int64(n), end-start, err)
@@ -47,12 +52,12 @@ func (w *Writer[T]) Copy(r io.ReaderAt, size int64) error {
 }
 
 // chunkEnd is where a Copy's chunk starting at row p ends: p plus
-// copyChunkRows, but not past the next row-group boundary nor end. From
-// the Copy's first row up to the first boundary the chunks are
-// copyChunkRows long, after it they start at a boundary: either way they
-// end on a multiple of 64 rows from where parquet-go's steps start.
-func (w *Writer[T]) chunkEnd(p, end int64) int64 {
-	next := p + copyChunkRows
+// chunk, but not past the next row-group boundary nor end. From the
+// Copy's first row up to the first boundary the chunks are chunk rows
+// long, after it they start at a boundary: either way they end on a
+// multiple of 64 rows from where parquet-go's steps start.
+func (w *Writer[T]) chunkEnd(p, end, chunk int64) int64 {
+	next := p + chunk
 	if b := (p/w.rg + 1) * w.rg; next > b {
 		next = b
 	}

@@ -65,12 +65,14 @@ func TestCopySameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	copied := func(chunk int64) []byte {
-		defer func(c int64) { copyChunkRows = c }(copyChunkRows)
-		copyChunkRows = chunk
 		var got bytes.Buffer
 		w := NewWriter[CellRow](&got, o)
 		for _, raw := range batches {
-			if err := w.Copy(bytes.NewReader(raw), int64(len(raw))); err != nil {
+			cp := func() error { return w.copyChunks(bytes.NewReader(raw), int64(len(raw)), chunk) }
+			if chunk == copyChunkRows { // the exported Copy, at its own chunk size
+				cp = func() error { return w.Copy(bytes.NewReader(raw), int64(len(raw))) }
+			}
+			if err := cp(); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -82,7 +84,7 @@ func TestCopySameBytes(t *testing.T) {
 		}
 		return got.Bytes()
 	}
-	for _, chunk := range []int64{64, 128, 4096, 1 << 20} {
+	for _, chunk := range []int64{64, 128, copyChunkRows, 1 << 20} {
 		if got := copied(chunk); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("chunks of %d rows: %d bytes, differ from one Write per batch (%d bytes)", chunk, len(got), want.Len())
 		}
