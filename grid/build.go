@@ -78,6 +78,12 @@ func (o Options) buffer() float64 {
 // least ceil(AreaHa/10) such points ("ao menos um ponto de amostragem para
 // cada 10 hectares" read as one per 10 ha or fraction: 100.1 ha needs 11).
 func Build(f Field, o Options) (Grid, error) {
+	return build(f, o, minIndexedParts)
+}
+
+// build is Build indexing a talhão's parts from minParts parts on
+// (newPartIndex).
+func build(f Field, o Options, minParts int) (Grid, error) {
 	g := Grid{Field: f}
 	if math.IsNaN(o.EdgeBufferM) || math.IsInf(o.EdgeBufferM, 0) {
 		return g, fmt.Errorf("talhão %s: edge buffer %v m: want a finite distance", f.ID, o.EdgeBufferM)
@@ -98,7 +104,7 @@ func Build(f Field, o Options) (Grid, error) {
 		return g, err
 	}
 	l.markCut()
-	l.parts = newPartIndex(l)
+	l.parts = newPartIndex(l, minParts)
 	if g.Cells, err = l.cells(f.ID); err != nil {
 		return g, err
 	}

@@ -7,10 +7,9 @@ import (
 	"github.com/paulmach/orb"
 )
 
-// minIndexedParts is the number of parts from which a talhão's parts are
-// indexed by square; below it every query looks at every part (a
-// variable, so a test can compare both ways).
-var minIndexedParts = 16
+// minIndexedParts is the number of parts from which Build indexes a
+// talhão's parts by square; below it every query looks at every part.
+const minIndexedParts = 16
 
 // maxIndexEntries bounds the (square, part) pairs of an index; beyond it
 // (huge nested bounding boxes) the parts are not indexed.
@@ -32,9 +31,9 @@ type partIndex struct {
 }
 
 // newPartIndex indexes the parts of l.pm, or returns nil when there are
-// too few to be worth it, or too many entries.
-func newPartIndex(l *layout) *partIndex {
-	if len(l.pm) < minIndexedParts {
+// too few to be worth it (fewer than minParts), or too many entries.
+func newPartIndex(l *layout, minParts int) *partIndex {
+	if len(l.pm) < minParts {
 		return nil
 	}
 	x := &partIndex{l: l, bounds: make([]orb.Bound, len(l.pm)), by: make([][]int32, l.ncol*l.nrow), mark: make([]int, len(l.pm))}

@@ -89,10 +89,10 @@ func TestPartIndexSameGrid(t *testing.T) {
 	f := Field{ID: "mixed", Geometry: mp}
 	for _, o := range []Options{{}, {CellHa: 5, EdgeBufferM: 60}, {EdgeBufferM: 90}} {
 		with := mustBuild(t, f, o)
-		old := minIndexedParts
-		minIndexedParts = 1 << 30
-		without := mustBuild(t, f, o)
-		minIndexedParts = old
+		without, err := build(f, o, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(with.Cells) != len(without.Cells) || with.MODISPoints != without.MODISPoints || len(with.Cells) < 20 {
 			t.Fatalf("%+v: %d cells %d MODIS with the index, %d cells %d MODIS without", o, len(with.Cells), with.MODISPoints, len(without.Cells), without.MODISPoints)
 		}
