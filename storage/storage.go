@@ -153,7 +153,7 @@ func Open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	case S3:
 		return openS3(ctx, loc)
 	case HTTP:
-		return withRetry(ctx, "open "+loc, func() (io.ReadCloser, error) { return openHTTP(ctx, loc) })
+		return withRetry(ctx, "open "+loc, func() (io.ReadCloser, error) { return openHTTP(ctx, httpClient, loc) })
 	}
 	f, err := os.Open(loc)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -178,13 +178,13 @@ func openS3(ctx context.Context, loc string) (io.ReadCloser, error) {
 	return out.Body, nil
 }
 
-// openHTTP makes one GET; transient failures are marked for retry.
-func openHTTP(ctx context.Context, loc string) (io.ReadCloser, error) {
+// openHTTP makes one GET with c; transient failures are marked for retry.
+func openHTTP(ctx context.Context, c *http.Client, loc string) (io.ReadCloser, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
-	resp, err := httpClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("open %s: %w", loc, err)
@@ -209,6 +209,11 @@ func openHTTP(ctx context.Context, loc string) (io.ReadCloser, error) {
 // ReadFile reads a whole object. On S3 and HTTP a body cut short is read
 // again from the start (with backoff), as are transient HTTP answers.
 func ReadFile(ctx context.Context, loc string) ([]byte, error) {
+	return readFile(ctx, httpClient, loc)
+}
+
+// readFile is ReadFile reading http(s):// locations with c.
+func readFile(ctx context.Context, c *http.Client, loc string) ([]byte, error) {
 	if KindOf(loc) == Local {
 		r, err := Open(ctx, loc)
 		if err != nil {
@@ -227,7 +232,7 @@ func ReadFile(ctx context.Context, loc string) ([]byte, error) {
 		if KindOf(loc) == S3 {
 			r, err = openS3(ctx, loc)
 		} else {
-			r, err = openHTTP(ctx, loc)
+			r, err = openHTTP(ctx, c, loc)
 		}
 		if err != nil {
 			return nil, err

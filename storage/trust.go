@@ -50,7 +50,8 @@ func (c deadlineConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// httpClient is the client of Open and ReadFile for http(s):// locations.
+// httpClient is the client of Open and ReadFile for http(s):// locations
+// (one connection pool for the process; set once, never reassigned).
 var httpClient = newHTTPClient(ConnectTimeout, RequestTimeout)
 
 // newHTTPClient is an HTTP client whose connects and TLS handshakes give up

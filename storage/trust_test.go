@@ -16,13 +16,11 @@ import (
 // hanging: every request has a deadline.
 func TestReadDeadline(t *testing.T) {
 	addr := testkit.SilentServer(t)
-	old := httpClient
-	httpClient = newHTTPClient(200*time.Millisecond, 200*time.Millisecond)
-	t.Cleanup(func() { httpClient = old })
+	c := newHTTPClient(200*time.Millisecond, 200*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	t0 := time.Now()
-	_, err := openHTTP(ctx, "https://"+addr+"/catalog.json")
+	_, err := openHTTP(ctx, c, "https://"+addr+"/catalog.json")
 	if err == nil || !isTransient(err) {
 		t.Fatalf("openHTTP from a silent server = %v, want a transient error", err)
 	}
@@ -33,7 +31,7 @@ func TestReadDeadline(t *testing.T) {
 	cctx, ccancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, ccancel)
 	t0 = time.Now()
-	if _, err := ReadFile(cctx, "https://"+addr+"/catalog.json"); err == nil {
+	if _, err := readFile(cctx, c, "https://"+addr+"/catalog.json"); err == nil {
 		t.Fatal("ReadFile from a silent server succeeded")
 	}
 	if d := time.Since(t0); d > 3*time.Second {
