@@ -60,6 +60,12 @@ func runHarderTruth(n, nCells int, seed uint64, spectra pheno.Spectra, truth fun
 // talhão's crop history declared (declaredHistory) and read by
 // AssessHistory: the same talhões, readings and truth as without it.
 func runHarderDeclared(n, nCells int, seed uint64, spectra pheno.Spectra, truth func(*pheno.Scenario) *pheno.Scenario, declare bool) hardResult {
+	return runHarderHook(n, nCells, seed, spectra, truth, declare, nil)
+}
+
+// runHarderHook is runHarderDeclared calling hook (when not nil) with each
+// talhão before it is assessed (the research oracles set their knobs there).
+func runHarderHook(n, nCells int, seed uint64, spectra pheno.Spectra, truth func(*pheno.Scenario) *pheno.Scenario, declare bool, hook func(synthField)) hardResult {
 	rng := rand.New(rand.NewPCG(seed, 2027))
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	var r hardResult
@@ -72,6 +78,9 @@ func runHarderDeclared(n, nCells int, seed uint64, spectra pheno.Spectra, truth 
 		var hist History
 		if declare {
 			hist = declaredHistory(f.sc)
+		}
+		if hook != nil {
+			hook(f)
 		}
 		got := AssessHistory(f.cells, contract, nil, hist, zarc.Crop(crop), hardParams())
 		if truth != nil {

@@ -2,7 +2,11 @@
 
 package coverage
 
-import "time"
+import (
+	"time"
+
+	"github.com/manejo/manejo/spectral"
+)
 
 // The product's values of the research knobs (research.go, built with
 // -tags research, makes them variables for the harness): constants and
@@ -19,3 +23,6 @@ func oracleSet() bool { return false }
 
 // oraclePrior is never called in the product (oracleSet is false).
 func oraclePrior(time.Time) (residuePrior, bool) { return residuePrior{}, false }
+
+// withOracleSoil is soil: no oracle replaces the talhão's soil.
+func withOracleSoil(soil spectral.Endmember, _ bool) spectral.Endmember { return soil }

@@ -2,7 +2,11 @@
 
 package coverage
 
-import "time"
+import (
+	"time"
+
+	"github.com/manejo/manejo/spectral"
+)
 
 // Research builds (go test -tags research: the accuracy harnesses and
 // diagnostics, docs/coverage.md) turn the knobs below into variables that
@@ -23,3 +27,17 @@ var intervalScale = defaultIntervalScale
 var oraclePrior func(sowing time.Time) (residuePrior, bool)
 
 func oracleSet() bool { return oraclePrior != nil }
+
+// oracleSoil, when set (TestSoilOracle), replaces the soil endmember
+// that calibrate settled on for a talhão (fitted: the talhão's own fit;
+// otherwise the reference soil) by what it returns, to measure how far a
+// soil estimate could take the calibrated reading.
+var oracleSoil func(soil spectral.Endmember, fitted bool) spectral.Endmember
+
+// withOracleSoil is soil, or oracleSoil's replacement when it is set.
+func withOracleSoil(soil spectral.Endmember, fitted bool) spectral.Endmember {
+	if oracleSoil == nil {
+		return soil
+	}
+	return oracleSoil(soil, fitted)
+}

@@ -77,6 +77,7 @@ func calibrate(cells [][]Obs, p Params) (Params, *calibration) {
 	if !all {
 		return p, nil
 	}
+	p.Soil = withOracleSoil(p.Soil, fitted)
 	cal := &calibration{strawSD: priorStrawSD, soilSD: soilNDTISD}
 	cal.fitRefused = !fitted
 	if misfit <= referenceMisfit {
