@@ -79,7 +79,7 @@ type EventRow struct {
 	NCells         int32     `parquet:"n_cells" doc:"number of cells that broke"`
 	MagnitudeSigma float32   `parquet:"magnitude_sigma" unit:"σ" doc:"size of the change the test judged, in standard errors of the noise it was judged by (median over agreeing interior cells for the cell tests)"`
 	Operation      *string   `parquet:"operation,optional,dict" doc:"operation type when known (ARAÇÃO, GRADAGEM, SUBSOLAGEM, ESCARIFICAÇÃO); null otherwise"`
-	Test           string    `parquet:"test,dict" doc:"test that found the event: soil-exposure, straw-share, median-ndti-drop or ndti-step (docs/tillage.md)"`
+	Test           string    `parquet:"test,dict" doc:"test that found the event: soil-exposure, straw-share, median-ndti-drop, ndti-step or low-residue (docs/tillage.md)"`
 	NInterior      int32     `parquet:"n_interior" doc:"interior cells (points) whose own series agree with the event"`
 	NDTIDrop       *float32  `parquet:"ndti_drop,optional" unit:"NDTI" doc:"talhão median NDTI before minus after the event (dates bare of green, not wet, sensor offsets removed); null when a side has no such date"`
 	NDTINoise      *float32  `parquet:"ndti_noise,optional" unit:"NDTI" doc:"standard error of ndti_drop from the date-to-date scatter of the talhão's median NDTI (the noise the ndti-step test judges by)"`

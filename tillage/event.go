@@ -144,6 +144,9 @@ func Detect(cells []Cell, p Params) []Event {
 	if !stepOff {
 		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))
 	}
+	if !lowResOff {
+		out = addLowResidue(out, pl, series, p)
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Date.Before(out[j].Date) })
 	addEvidence(out, pl, p)
 	return out

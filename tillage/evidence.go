@@ -18,6 +18,10 @@ const (
 	// TestNDTIStep: a persistent step of the talhão's median NDTI on a
 	// short piece of the series (stepBreaks).
 	TestNDTIStep = "ndti-step"
+	// TestLowResidue: the residue cover of a short piece of the series
+	// is below the bound of intensive tillage on its bare dates
+	// (lowResidueBreaks): revolved on or before the event's date.
+	TestLowResidue = "low-residue"
 )
 
 // addEvidence fills each event's evidence (issue 30: evidence with every

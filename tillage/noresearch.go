@@ -9,3 +9,6 @@ const plainUnmix = false
 
 // mdOff and stepOff are false in the product: Detect runs every test.
 const mdOff, stepOff = false, false
+
+// lowResOff is false in the product: Detect reads short pieces' residue level.
+const lowResOff = false

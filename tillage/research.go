@@ -15,3 +15,6 @@ var plainUnmix bool
 // mdOff and stepOff turn the median-NDTI drop test and the NDTI step test
 // off (-nomediandrop, -nostep): the detector before each.
 var mdOff, stepOff bool
+
+// lowResOff turns the low-residue test off (-nolowresidue).
+var lowResOff bool

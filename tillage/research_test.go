@@ -10,4 +10,5 @@ func init() {
 	flag.BoolVar(&plainUnmix, "plainunmix", false, "unmix with spectral.New, not NewDry (the detector before the dry line)")
 	flag.BoolVar(&mdOff, "nomediandrop", false, "tillage harnesses: Detect without the median-NDTI drop test (the detector before it)")
 	flag.BoolVar(&stepOff, "nostep", false, "tillage harnesses: Detect without the NDTI step test (the detector before issue 30)")
+	flag.BoolVar(&lowResOff, "nolowresidue", false, "tillage harnesses: Detect without the low-residue test (the detector before it)")
 }

@@ -1,0 +1,162 @@
+package tillage
+
+import (
+	"math"
+	"time"
+
+	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/spectral"
+)
+
+// The fifth test (issue 30): a short window whose residue cover is that of
+// intensive tillage. A talhão seen only from November to planting that was
+// revolved in the autumn before the first reading shows no step at all:
+// its straw is already buried. What it shows is a level: the straw share
+// of its ground, r = straw/(straw+soil) of the pooled median reading
+// unmixed against the talhão's soil (Calibrate), stays low on every bare
+// date. The bound is the one the tillage-system definitions use, not one
+// fitted to a harness: intensive (conventional) tillage leaves less than
+// 15 % of the soil surface covered by residue, reduced tillage 15–30 %,
+// conservation tillage (no-till among them) 30 % or more (CTIC, the
+// Conservation Technology Information Center's tillage-type definitions,
+// used by USDA NRCS; Zheng et al. 2012 classify tillage from the minimum
+// NDTI of such windows with the same classes). Leaving straw on the
+// ground is what no-till is: after a harvest a no-till field holds the
+// crop's residue until the next sowing.
+
+// lowResidueCover is the CTIC bound of intensive tillage: residue cover
+// below it (as a share of the ground not hidden by canopy).
+const lowResidueCover = 0.15
+
+// lowResidueZ is how many standard errors below the bound a level must lie.
+const lowResidueZ = 1.0
+
+// lowResidueMinDates is the number of bare dates a short piece needs for
+// its residue level to be read (as many as the step test's two sides).
+const lowResidueMinDates = stepMinPre + stepMinPost
+
+// residueLevel is the residue cover of a short piece of the pooled series:
+// the median straw share of the ground r over its bare dates (stepSeries:
+// bare of green, not wet, the portfolio's and each sensor's offsets
+// removed), its standard error (1.2533 σ/√n, σ the date-to-date scatter
+// of r, robustSigma floored at MinSigma), the number of dates and the
+// first of them.
+type residueLevel struct {
+	r, se float64
+	n     int
+	first time.Time
+}
+
+// residueIn measures the residue level of one short piece, false when it
+// holds fewer than lowResidueMinDates bare dates.
+func residueIn(seg []pooledObs, p Params, u spectral.Unmixer) (residueLevel, bool) {
+	s := stepSeries(seg, p)
+	if len(s) < lowResidueMinDates {
+		return residueLevel{}, false
+	}
+	ndvi := make(map[time.Time]float64, len(seg))
+	for _, o := range seg {
+		ndvi[o.Date] = o.NDVI
+	}
+	rs := make([]clearObs, 0, len(s))
+	for _, o := range s {
+		g, st, so := u.Fractions(ndvi[o.date], o.ndti)
+		if math.IsNaN(g) {
+			continue
+		}
+		c := clearObs{date: o.date, green: g, straw: st, soil: so}
+		rs = append(rs, clearObs{date: o.date, value: c.strawShare(), noise: c.groundScale()})
+	}
+	if len(rs) < lowResidueMinDates {
+		return residueLevel{}, false
+	}
+	v := make([]float64, len(rs))
+	for i, c := range rs {
+		v[i] = c.value
+	}
+	sigma := robustSigma(rs, p.MinSigma, nil)
+	return residueLevel{r: num.Median(v), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date}, true
+}
+
+// lowResidueBreaks returns, for each short piece of pl (shortSegments)
+// whose residue level is below lowResidueCover, a break dated at its
+// first bare date (Before = After = Date: the revolving happened on or
+// before it), with the level in PostLevel, the bound in PreLevel, its
+// standard error in Sigma and (bound − level)/SE in MagnitudeSigma.
+func lowResidueBreaks(pl []pooledObs, p Params) []Break {
+	u, ok := newUnmixer(p)
+	if !ok {
+		return nil
+	}
+	var out []Break
+	for _, seg := range shortSegments(pl) {
+		l, ok := residueIn(seg, p, u)
+		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) {
+			continue
+		}
+		out = append(out, Break{Date: l.first, Before: l.first, After: l.first, Test: TestLowResidue,
+			MagnitudeSigma: (lowResidueCover - l.r) / l.se, Sigma: l.se, PreLevel: lowResidueCover, PostLevel: l.r})
+	}
+	return out
+}
+
+// addLowResidue adds the low-residue breaks of pl whose short piece holds
+// no event yet (a step dates a revolving better than a level does), each
+// with the cells whose own median straw share of the ground on the
+// piece's dates is below lowResidueCover counted as agreeing.
+func addLowResidue(out []Event, pl []pooledObs, series []cellSeries, p Params) []Event {
+	bs := lowResidueBreaks(pl, p)
+	if len(bs) == 0 {
+		return out
+	}
+	n := len(out)
+	for _, seg := range shortSegments(pl) {
+		lo, hi := seg[0].Date, seg[len(seg)-1].Date
+		var b *Break
+		for i := range bs {
+			if !bs[i].Date.Before(lo) && !bs[i].Date.After(hi) {
+				b = &bs[i]
+			}
+		}
+		if b == nil || eventWithin(out[:n], lo, hi) {
+			continue
+		}
+		ev := Event{Date: b.Date, Before: b.Before, After: b.After, Test: b.Test, MagnitudeSigma: b.MagnitudeSigma}
+		for _, sr := range series {
+			if cellResidueLow(sr.cs, lo, hi, p.tune.rPreGreen) {
+				ev.NCells++
+				if !sr.border {
+					ev.NInterior++
+				}
+			}
+		}
+		if len(series) > 0 {
+			ev.CellFraction = float64(ev.NCells) / float64(len(series))
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// eventWithin reports whether an event of ev is dated in [lo, hi].
+func eventWithin(ev []Event, lo, hi time.Time) bool {
+	for _, e := range ev {
+		if !e.Date.Before(lo) && !e.Date.After(hi) {
+			return true
+		}
+	}
+	return false
+}
+
+// cellResidueLow reports whether a cell's median straw share of the
+// ground over its clear readings in [lo, hi] with little canopy (green ≤
+// maxGreen) is below lowResidueCover (false without such readings).
+func cellResidueLow(cs []clearObs, lo, hi time.Time, maxGreen float64) bool {
+	var v []float64
+	for _, c := range cs {
+		if !c.date.Before(lo) && !c.date.After(hi) && c.green <= maxGreen {
+			v = append(v, c.strawShare())
+		}
+	}
+	return len(v) > 0 && num.Median(v) < lowResidueCover
+}

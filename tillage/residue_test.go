@@ -1,0 +1,73 @@
+package tillage
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/spectral"
+)
+
+// residueCells returns 20 points read every 6 days from 1 November 2020
+// for n dates, each reading a dry mixture whose straw share of the ground
+// is share(i) on date i (NDVI and NDTI on the line from the reference soil
+// to the reference straw) plus reading noise (σ 0.01).
+func residueCells(n int, share func(i int) float64, seed uint64) []Cell {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	cells := make([]Cell, 20)
+	for p := range cells {
+		cells[p].ID = fmt.Sprint(p)
+		for i := range n {
+			r := share(i)
+			d := time.Date(2020, 11, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 6*i)
+			cells[p].Obs = append(cells[p].Obs, Obs{Date: d,
+				NDVI: spectral.Soil.NDVI + r*(spectral.Straw.NDVI-spectral.Soil.NDVI) + 0.01*rng.NormFloat64(),
+				NDTI: spectral.Soil.NDTI + r*(spectral.Straw.NDTI-spectral.Soil.NDTI) + 0.01*rng.NormFloat64()})
+		}
+	}
+	return cells
+}
+
+// TestLowResidueWindow: a November–April window whose ground holds 5 % straw
+// throughout (revolved before the first reading: no step to see) makes
+// one low-residue event dated at its first date, with the level and every
+// point agreeing; a window at 50 % straw (no-till) makes none; nor does a
+// two-year history at 5 % (a long series is judged by its own drops); and
+// a window with a step keeps the step's event alone.
+func TestLowResidueWindow(t *testing.T) {
+	low := residueCells(30, func(int) float64 { return 0.05 }, 1)
+	ev := Detect(low, DefaultParams())
+	if len(ev) != 1 || ev[0].Test != TestLowResidue {
+		t.Fatalf("window at 5 %% straw: events %+v, want one %s event", ev, TestLowResidue)
+	}
+	first := low[0].Obs[0].Date
+	if e := ev[0]; !e.Date.Equal(first) || !e.Before.Equal(first) || !e.After.Equal(first) || e.NInterior != 20 || e.NCells != 20 || e.CellFraction != 1 {
+		t.Errorf("low-residue event %+v: want dated %s (before = after = date) with all 20 points agreeing", e, first.Format(time.DateOnly))
+	}
+	if ev[0].MagnitudeSigma <= lowResidueZ {
+		t.Errorf("low-residue event: %.2f standard errors below the bound, want > %.0f", ev[0].MagnitudeSigma, lowResidueZ)
+	}
+	p := DefaultParams()
+	p.tune = p.tune.withDefaults()
+	u, _ := newUnmixer(p)
+	l, ok := residueIn(pooled(interiorObs(low)), p, u)
+	if !ok || math.Abs(l.r-0.05) > 0.02 || l.n != 30 || !(l.se > 0 && l.se < 0.02) {
+		t.Errorf("residue level %+v (ok %v), want r 0.05 ± 0.02 over 30 dates, 0 < SE < 0.02", l, ok)
+	}
+
+	if ev := Detect(residueCells(30, func(int) float64 { return 0.5 }, 2), DefaultParams()); len(ev) != 0 {
+		t.Errorf("window at 50 %% straw (no-till): events %+v, want none", ev)
+	}
+	for _, e := range Detect(residueCells(122, func(int) float64 { return 0.05 }, 3), DefaultParams()) {
+		if e.Test == TestLowResidue {
+			t.Errorf("two years at 5 %% straw: %s event %+v, want none on a long series", TestLowResidue, e)
+		}
+	}
+	step := residueCells(30, func(i int) float64 { return map[bool]float64{true: 0.6, false: 0.05}[i < 8] }, 4)
+	ev = Detect(step, DefaultParams())
+	if len(ev) != 1 || ev[0].Test == TestLowResidue {
+		t.Errorf("window stepping from 60 %% to 5 %% straw on its 9th date: events %+v, want the step's event alone", ev)
+	}
+}
