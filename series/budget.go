@@ -29,12 +29,19 @@ const DefaultRetryBudget = 3 * time.Minute
 // each batch's attempts, and a store that is down costs it about the
 // budget, not the budget per scene.
 //
+// It keeps the count of a scene's attempts too: Options.SceneAttempts
+// bounds the failed attempts of a scene in the whole run, since its last
+// read in full — not per Sample. A scene that spent them in the read pass
+// is given up unread by every batch that needs it, instead of getting as
+// many again in each (issue 26).
+//
 // One RetryBudget is shared by every Sample of a run (Options.Budget); its
 // methods are safe for concurrent use.
 type RetryBudget struct {
 	d      time.Duration
 	mu     sync.Mutex
 	clocks map[string]failing // by scene ("scene:" + collection/id) and store ("store:" + location)
+	tries  map[string]int     // failed attempts by scene key, since its last read in full
 }
 
 // failing is a running clock: since when, and the last failure seen.
@@ -48,7 +55,7 @@ func NewRetryBudget(d time.Duration) *RetryBudget {
 	if d <= 0 {
 		d = DefaultRetryBudget
 	}
-	return &RetryBudget{d: d, clocks: map[string]failing{}}
+	return &RetryBudget{d: d, clocks: map[string]failing{}, tries: map[string]int{}}
 }
 
 // Duration is the budget.
@@ -103,13 +110,41 @@ func (b *RetryBudget) fail(k budgetKeys, now time.Time, msg string) {
 	}
 }
 
-// ok stops the clocks of k: the scene was read in full.
+// ok stops the clocks of k and clears the scene's failed attempts: the
+// scene was read in full.
 func (b *RetryBudget) ok(k budgetKeys) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, key := range k {
 		delete(b.clocks, key)
 	}
+	delete(b.tries, k[0])
+}
+
+// failedAttempt counts one more failed attempt of the scene and returns
+// its failed attempts in the run since its last read in full.
+func (b *RetryBudget) failedAttempt(k budgetKeys) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.tries[k[0]]++
+	return b.tries[k[0]]
+}
+
+// exhausted returns, when the scene has already failed attempts times in
+// the run (since its last read in full), the error that gives it up; nil
+// otherwise.
+func (b *RetryBudget) exhausted(k budgetKeys, attempts int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := b.tries[k[0]]
+	if n < attempts {
+		return nil
+	}
+	last := ""
+	if c := b.clocks[k[0]]; c.last != "" {
+		last = "; last: " + c.last
+	}
+	return fmt.Errorf("%w: still failing after %d attempts in this run, its retries spent (Operation timed out)%s", errBudgetSpent, n, last)
 }
 
 // spent returns, when the scene's budget is spent at now, the error that

@@ -100,3 +100,52 @@ func TestRetryBudgetStoreDown(t *testing.T) {
 		t.Errorf("a second scene of the store that is down: given up after %s, %+v; want at its first failure, naming the store", took, res.st)
 	}
 }
+
+// TestSceneAttemptsPerRun (issue 26): the attempts of a failing scene are
+// counted per run, across the Samples sharing a budget (the read pass and
+// each batch of a run), since the scene's last read in full: a scene that
+// spent them is given up unread by later calls; one read in full in
+// between starts again from none.
+func TestSceneAttemptsPerRun(t *testing.T) {
+	it := storeItem("S1")
+	fail := func(calls *int) func(context.Context, []string, func(string)) sceneResult {
+		return func(context.Context, []string, func(string)) sceneResult {
+			*calls++
+			var ss sceneStats
+			ss.skip(it, "red", SkipUnreadable, 1, errors.New("HTTP error code: 503"))
+			return sceneResult{st: ss}
+		}
+	}
+	b := NewRetryBudget(time.Hour)
+	calls := 0
+	res := retryScene(context.Background(), 3, time.Millisecond, b, it, fail(&calls))
+	if calls != 3 || !res.st.incomplete || !strings.Contains(res.st.problems[0].Detail, "still failing after 3 attempts") {
+		t.Fatalf("first call (the read pass): %d attempts, %+v; want 3, incomplete", calls, res.st)
+	}
+	for batch := 1; batch <= 2; batch++ {
+		res = retryScene(context.Background(), 3, time.Millisecond, b, it, fail(&calls))
+		if calls != 3 || !res.st.incomplete || res.st.skipped[SkipTransient] != 1 || !strings.Contains(res.st.problems[0].Detail, "still failing after 3 attempts in this run") {
+			t.Errorf("batch %d: %d attempts in all, %+v; want none more, given up as transient", batch, calls, res.st)
+		}
+	}
+
+	// Two failures, then a full read: the next call has its 3 attempts.
+	b = NewRetryBudget(time.Hour)
+	calls = 0
+	flaky := func(context.Context, []string, func(string)) sceneResult {
+		if calls++; calls%3 != 0 {
+			var ss sceneStats
+			ss.skip(it, "red", SkipUnreadable, 1, errors.New("HTTP error code: 503"))
+			return sceneResult{st: ss}
+		}
+		return sceneResult{st: sceneStats{read: true}}
+	}
+	for call := 1; call <= 2; call++ {
+		if res := retryScene(context.Background(), 3, time.Millisecond, b, it, flaky); !res.st.read || res.st.incomplete {
+			t.Errorf("call %d, read on its third attempt: %+v", call, res.st)
+		}
+	}
+	if calls != 6 {
+		t.Errorf("%d attempts, want 3 per call: a full read clears the count", calls)
+	}
+}

@@ -144,14 +144,20 @@ func retryCause(msg string) string {
 // transiently at the end is marked incomplete: its failures are counted as
 // SkipTransient, never as an unreadable scene.
 //
-// The run's retry budget b bounds it in time too (RetryBudget): a scene
-// whose budget is spent is given up unread; an attempt in flight is
+// attempts bounds the scene's failed attempts in the run, not in this
+// call: b counts them across every Sample sharing it, since the scene's
+// last read in full, and a scene that already spent them is given up
+// unread. The run's retry budget b bounds it in time too (RetryBudget): a
+// scene whose budget is spent is given up unread; an attempt in flight is
 // abandoned when it runs out (attempt's context is then cancelled with
 // errBudgetSpent as the cause), and no wait outlasts it. attempt passes
 // its onRetry to GDAL's retry warnings, which start the scene's clock.
 func retryScene(ctx context.Context, attempts int, delay time.Duration, b *RetryBudget, it *Item, attempt func(actx context.Context, gdalCfg []string, onRetry func(string)) sceneResult) sceneResult {
 	k := keysOf(it)
 	if err := b.spent(k, time.Now()); err != nil {
+		return givenUp(it, err)
+	}
+	if err := b.exhausted(k, attempts); err != nil {
 		return givenUp(it, err)
 	}
 	onRetry := func(msg string) { b.fail(k, time.Now(), redactSigned(msg)) }
@@ -171,9 +177,10 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 			return res
 		}
 		b.fail(k, time.Now(), res.st.problems[tr[0]].Detail)
-		if n >= attempts || b.spent(k, time.Now()) != nil {
+		failed := b.failedAttempt(k)
+		if failed >= attempts || b.spent(k, time.Now()) != nil {
 			res.st.io.addRetries(retries)
-			res.st.markIncomplete(tr, n)
+			res.st.markIncomplete(tr, failed)
 			return res
 		}
 		for _, i := range tr {
@@ -183,7 +190,7 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 		if len(paths) > 0 {
 			extra = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}
 		}
-		ceil := delay << min(n-1, 10)
+		ceil := delay << min(failed-1, 10)
 		t := time.NewTimer(min(ceil/2+rand.N(ceil/2+1), b.remaining(k, time.Now())))
 		select {
 		case <-ctx.Done():
@@ -194,7 +201,7 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 		}
 		if b.spent(k, time.Now()) != nil {
 			res.st.io.addRetries(retries)
-			res.st.markIncomplete(tr, n)
+			res.st.markIncomplete(tr, failed)
 			return res
 		}
 	}

@@ -2,9 +2,14 @@ package series
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/storage"
@@ -56,4 +61,88 @@ func TestS3Archive(t *testing.T) {
 			t.Errorf("obs %+v, want NDVI 0.5, NDTI 0.25", o)
 		}
 	}
+}
+
+// TestSceneAttemptsSeenByServer (issue 26): an asset on a loopback S3
+// server answering 503 for ever is attempted SceneAttempts times in a run,
+// not SceneAttempts times in each Sample that needs it. A run's read pass
+// and two batches (three Samples sharing its RetryBudget) send the server
+// what one Sample of 3 attempts sends, all of it in the read pass, and
+// manejo asks the store 3 times in all whether the object is there (one
+// HEAD per failed attempt); the batches send nothing. Before, each batch
+// made its 3 attempts again (3 times the requests). GDAL's and the SDK's
+// retries inside an attempt are off to keep the test fast.
+func TestSceneAttemptsSeenByServer(t *testing.T) {
+	var heads atomic.Int64
+	_, fl := s3test.StartFlakyS3(t, s3test.Faults{Every503: 1, Match: func(r *http.Request) bool {
+		down := strings.HasSuffix(r.URL.Path, "/down_red.tif")
+		if down && r.Method == http.MethodHead {
+			heads.Add(1)
+		}
+		return down
+	}}, "archive")
+	t.Setenv("AWS_MAX_ATTEMPTS", "1")
+	storage.ResetClient()
+	ctx := context.Background()
+	dir := t.TempDir()
+	it, pts := s2Spec(4, 1200).build(t, dir, "down", "2024-01-01T13:00:00Z")
+	writeJSON(t, filepath.Join(dir, "catalog.json"), collection(it))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl.Off.Store(true)
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.WriteFile(ctx, "s3://archive/s2/"+e.Name(), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, errs := LoadCatalog(ctx, "s3://archive/s2/catalog.json", CatalogOptions{Open: storage.Open, AllowHrefPrefixes: []string{"s3://archive/"}})
+	if len(errs) > 0 || cat == nil {
+		t.Fatalf("LoadCatalog: %v", errs)
+	}
+	fl.Off.Store(false)
+	cfg := []string{"GDAL_HTTP_MAX_RETRY=0"}
+	for k, v := range storage.GDALConfig() {
+		if k != "GDAL_HTTP_MAX_RETRY" {
+			cfg = append(cfg, k+"="+v)
+		}
+	}
+	g := fieldAround("f", 0.0002, pts...)
+	// sample runs one Sample of 3 attempts and returns the requests the
+	// server answered 503 and manejo's HEADs among them.
+	sample := func(what string, b *RetryBudget) (requests, asked int64) {
+		t.Helper()
+		n0, h0 := fl.Failed503(), heads.Load()
+		_, st, err := sampleWithin(t, ctx, 60*time.Second, cat, g, Options{SceneAttempts: 3, SceneRetryDelay: time.Millisecond, Budget: b, GDALConfig: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Incomplete[g.Field.ID]) != 1 || st.Skipped[SkipTransient] != 1 || !strings.Contains(st.Problems[0].Detail, "still failing after 3 attempts") {
+			t.Fatalf("%s: incomplete %v, skipped %v, problems %v; want the scene transient after 3 attempts, the talhão incomplete", what, st.Incomplete, st.Skipped, st.Problems)
+		}
+		return fl.Failed503() - n0, heads.Load() - h0
+	}
+	one, oneAsked := sample("one Sample", NewRetryBudget(time.Hour))
+	if one == 0 || oneAsked != 3 {
+		t.Fatalf("one Sample of 3 attempts: %d requests, %d HEADs; want some, and 3", one, oneAsked)
+	}
+	run := NewRetryBudget(time.Hour)
+	pass, passAsked := sample("read pass", run)
+	total, asked := pass, passAsked
+	for batch := 1; batch <= 2; batch++ {
+		n, h := sample(fmt.Sprintf("batch %d", batch), run)
+		if n != 0 {
+			t.Errorf("batch %d: %d more requests, want none: the scene spent its 3 attempts in the read pass", batch, n)
+		}
+		total, asked = total+n, asked+h
+	}
+	if total != one || asked != 3 {
+		t.Errorf("the run (read pass and 2 batches): %d requests, %d HEADs; want one Sample's %d, and 3", total, asked, one)
+	}
+	t.Logf("one Sample of 3 attempts: %d requests (%d HEADs); the run: read pass %d, batches 0", one, oneAsked, pass)
 }

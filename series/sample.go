@@ -64,10 +64,12 @@ type Options struct {
 	// DefaultIOConcurrency. Local assets are read Workers at a time.
 	IOConcurrency int
 	// SceneAttempts bounds how many times a scene whose reads fail
-	// transiently is read (≤ 0: DefaultSceneAttempts); SceneRetryDelay is
-	// the first wait between attempts (≤ 0: DefaultSceneRetryDelay). A scene
-	// still failing then is SkipTransient and its talhões are in
-	// Stats.Incomplete.
+	// transiently is read (≤ 0: DefaultSceneAttempts): in the whole run
+	// when Budget is shared by its Samples (the count is the Budget's,
+	// cleared when the scene is read in full), else in this call.
+	// SceneRetryDelay is the first wait between attempts (≤ 0:
+	// DefaultSceneRetryDelay). A scene still failing then is SkipTransient
+	// and its talhões are in Stats.Incomplete.
 	SceneAttempts   int
 	SceneRetryDelay time.Duration
 	// MaxCellScenes caps, per talhão, its cells × the scenes selected for
