@@ -58,8 +58,14 @@ func paramsHash(cfg Config, finger map[string]string) string {
 	if cfg.Shard.Count > 1 && cfg.ShardBy != ShardByHash { // likewise: hash-sharded folders keep their hash
 		// shard-grid: cut on the tiling grid's block lines (issue 26), not
 		// the portfolio's bounding square, so a folder started with the
-		// earlier spatial cut is computed again, not resumed with other talhões.
-		fmt.Fprintf(&b, "shard-by=%s\nshard-grid=s2-blocks\n", cfg.ShardBy)
+		// earlier spatial cut is computed again, not resumed with other
+		// talhões; with the block search (blockShards) the grid's block size
+		// too. --shard-block-px -1 is the cut of 2026-12-01 and keeps its hash.
+		grid := "s2-blocks"
+		if cfg.ShardBlockPx >= 0 {
+			grid = fmt.Sprintf("s2-block-search-%d", cfg.shardBlockPx())
+		}
+		fmt.Fprintf(&b, "shard-by=%s\nshard-grid=%s\n", cfg.ShardBy, grid)
 	}
 	if cfg.MaxCellScenes != 0 { // likewise: it decides which talhões are refused
 		fmt.Fprintf(&b, "max-cell-scenes=%d\n", cfg.MaxCellScenes)

@@ -215,6 +215,9 @@ func runDense(b *testing.B, rc readCase, cnt *cogCounter, prefix, out string) (r
 	remoteInputs(&cfg, prefix)
 	cfg.AsOf = time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC)
 	cfg.BatchSize, cfg.ReadPass, cfg.ShardBy = rc.batchSize, rc.pass, rc.shardBy
+	// Every archive here is cut in denseArchive's blocks (512 px), not the
+	// 1,024 px of Sentinel-2 COGs that spatial shards assume by default.
+	cfg.ShardBlockPx = denseArchive.BlockSize
 	cnt.requests.Store(0)
 	cnt.bytes.Store(0)
 	t0, cpu0 := time.Now(), cpuTime(b)

@@ -58,13 +58,31 @@ func (c *Config) owner(fields []grid.Field) func(id string) bool {
 	if c.Shard.Count <= 1 || c.ShardBy == ShardByHash {
 		return c.Shard.Owns
 	}
-	at := spatialShards(fields, c.Shard.Count, c.Grid)
+	at := c.spatialAssignment(fields)
 	return func(id string) bool {
 		if i, ok := at[id]; ok {
 			return i == c.Shard.Index
 		}
 		return c.Shard.Owns(id)
 	}
+}
+
+// spatialAssignment is the shard of each talhão under ShardBySpace:
+// blockShards on the Sentinel-2 block grid of ShardBlockPx-pixel COGs, or
+// spatialShards' cut alone when ShardBlockPx is negative.
+func (c *Config) spatialAssignment(fields []grid.Field) map[string]int {
+	if c.ShardBlockPx < 0 {
+		return spatialShards(fields, c.Shard.Count, c.Grid)
+	}
+	return blockShards(fields, c.Shard.Count, c.Grid, s2Layouts(c.shardBlockPx()))
+}
+
+// shardBlockPx is ShardBlockPx, DefaultShardBlockPx for 0.
+func (c *Config) shardBlockPx() int {
+	if c.ShardBlockPx == 0 {
+		return DefaultShardBlockPx
+	}
+	return c.ShardBlockPx
 }
 
 // ParseShard parses "i/n" with 0 ≤ i < n.

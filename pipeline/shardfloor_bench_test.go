@@ -290,8 +290,10 @@ func BenchmarkShardFloor(b *testing.B) {
 			base := fc.floor(one, 1)
 			b.ReportMetric(float64(base)/1e6, "min_MB")
 			for _, n := range []int{4, 16} {
-				at := spatialShards(fields, n, grid.Options{})
+				cut := fc.floor(spatialShards(fields, n, grid.Options{}), n)
+				at := blockShards(fields, n, grid.Options{}, s2Layouts(p.o.BlockSize))
 				got := fc.floor(at, n)
+				b.Logf("%s: %d shards: cut on grid lines %.2f×, block search %.2f×", p.name, n, float64(cut)/float64(base), float64(got)/float64(base))
 				best := min(fc.floor(fc.improve(at, n), n), fc.floor(fc.improve(centreShards(fields, n), n), n))
 				b.Logf("%s: unsharded minimum %.1f MB; %d shards: spatialShards %.1f MB (%.2f×), local search %.1f MB (%.2f×)",
 					p.name, float64(base)/1e6, n, float64(got)/1e6, float64(got)/float64(base), float64(best)/1e6, float64(best)/float64(base))

@@ -27,7 +27,14 @@ const (
 	tileSquareM = 100_000.0 // side of an MGRS square
 	tileQuadM   = 163_840.0 // 8 blocks of 1,024 px at 20 m: holds a 109.8 km tile
 	tileSnapM   = 60.0      // tile corners lie on the 60 m grid
+	tileImageM  = 109_800.0 // an image runs 10,980 px of 10 m east and south of its corner
 )
+
+// tileCorner is the north-west corner of the images of the tile of MGRS
+// square column e, row n (eastings and northings over 100 km) of a zone.
+func tileCorner(e, n float64) (ulx, uly float64) {
+	return math.Floor(e*tileSquareM/tileSnapM) * tileSnapM, math.Round((n+1)*tileSquareM/tileSnapM) * tileSnapM
+}
 
 // tileLevels is the number of quadtree levels a key holds: level 0 is the
 // tile, level l (1…hilbertOrder) squares of tileQuadM / 2ˡ metres.
@@ -48,6 +55,10 @@ const tileLevels = hilbertOrder
 type spatialPos struct {
 	tile, start, centre uint64
 	level               int
+	// box is the bounding box of the talhão's shells in the UTM zone
+	// (EPSG epsg) of its centre: west, south, east, north.
+	box  [4]float64
+	epsg int
 }
 
 func (p spatialPos) less(q spatialPos) bool {
@@ -76,8 +87,7 @@ func spatialPosOf(g orb.MultiPolygon) spatialPos {
 	c := g.Bound().Center()
 	epsg, x, y := grid.UTM(c)
 	e, n := math.Floor(x/tileSquareM), math.Floor(y/tileSquareM)
-	ulx := math.Floor(e*tileSquareM/tileSnapM) * tileSnapM
-	uly := math.Round((n+1)*tileSquareM/tileSnapM) * tileSnapM
+	ulx, uly := tileCorner(e, n)
 	const side = 1 << hilbertOrder
 	cell := func(v float64) uint64 {
 		c := math.Floor(v / tileQuadM * side)
@@ -115,6 +125,8 @@ func spatialPosOf(g orb.MultiPolygon) spatialPos {
 		start:  hilbertKey(cx0, cy0) >> shift << shift,
 		level:  level,
 		centre: hilbertKey(cell(x-ulx), cell(uly-y)),
+		box:    [4]float64{ulx + x0, uly - y1, ulx + x1, uly - y0},
+		epsg:   epsg,
 	}
 }
 
@@ -184,7 +196,7 @@ func spatialOrder(fields []grid.Field, o grid.Options) (order []placed, cum []fl
 		order[i] = placed{field: f, pos: spatialPosOf(f.Geometry), weight: estimatedCells(f, o)}
 	}
 	sort.Slice(order, func(i, j int) bool {
-		if a, b := order[i].pos, order[j].pos; a != b {
+		if a, b := order[i].pos, order[j].pos; a.less(b) || b.less(a) {
 			return a.less(b)
 		}
 		return order[i].field.ID < order[j].field.ID
@@ -256,7 +268,15 @@ func spatialShards(fields []grid.Field, n int, o grid.Options) map[string]int {
 // keeps that balance. When no position qualifies (a talhão larger than the
 // bounds), the position nearest the equal split.
 func alignedCuts(order []placed, cum []float64, n int) []int {
-	total := cum[len(order)]
+	return cutsBy(cum, n, func(i int) float64 { return float64(levelAt(order, i)) })
+}
+
+// cutsBy returns n−1 non-decreasing indices into the items whose running
+// weights are cum, as alignedCuts, taking for each cut the position of
+// lowest score (then nearest the equal split, then first).
+func cutsBy(cum []float64, n int, score func(i int) float64) []int {
+	items := len(cum) - 1
+	total := cum[items]
 	mean := total / float64(n)
 	lo, hi := mean*(1-2*cutSlack), mean*(1+2*cutSlack)
 	cuts := make([]int, 0, max(n-1, 0))
@@ -266,15 +286,15 @@ func alignedCuts(order []placed, cum []float64, n int) []int {
 		rest := float64(n - j)
 		from := max(cum[prev]+lo, total-rest*hi)
 		to := min(cum[prev]+hi, total-rest*lo)
-		best, bestLevel, bestDist := -1, 0, 0.0
-		for i := max(prev, sort.SearchFloat64s(cum, from)); i <= len(order) && cum[i] <= to; i++ {
-			l, d := levelAt(order, i), math.Abs(cum[i]-ideal)
-			if best < 0 || l < bestLevel || l == bestLevel && d < bestDist {
-				best, bestLevel, bestDist = i, l, d
+		best, bestScore, bestDist := -1, 0.0, 0.0
+		for i := max(prev, sort.SearchFloat64s(cum, from)); i <= items && cum[i] <= to; i++ {
+			l, d := score(i), math.Abs(cum[i]-ideal)
+			if best < 0 || l < bestScore || l == bestScore && d < bestDist {
+				best, bestScore, bestDist = i, l, d
 			}
 		}
 		if best < 0 {
-			best = max(prev, min(sort.SearchFloat64s(cum, ideal), len(order)))
+			best = max(prev, min(sort.SearchFloat64s(cum, ideal), items))
 			if best > prev && ideal-cum[best-1] < cum[best]-ideal {
 				best--
 			}

@@ -79,6 +79,12 @@ type Config struct {
 	// cells) or ShardByHash (FNV-1a of the id, the assignment before
 	// issue 26).
 	ShardBy string
+	// ShardBlockPx is the side, in pixels, of the COG blocks of the
+	// imagery that spatial shards are planned on (--shard-block-px;
+	// blockShards): 0 means DefaultShardBlockPx; negative, the cut on the
+	// tiling grid's lines alone (spatialShards, the assignment before
+	// 2026-12-01's block search).
+	ShardBlockPx int
 	// ReadPass says whether a read pass reads, before the batches, every
 	// scene the shard's talhões need once for all of them (readpass.go):
 	// ReadPassAuto (the default: when the catalog's assets are remote),

@@ -46,6 +46,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "", "this process's shard, i/n (default: AWS_BATCH_JOB_ARRAY_INDEX or JOB_COMPLETION_INDEX with --shards)")
 	fs.IntVar(&f.shards, "shards", 0, "number of shards when the index comes from AWS Batch or a Kubernetes Indexed Job")
 	fs.StringVar(&f.cfg.ShardBy, "shard-by", pipeline.ShardBySpace, "how talhões are assigned to shards: space (neighbours together, balanced by cells) or hash (FNV-1a of the id, the assignment before issue 26)")
+	fs.IntVar(&f.cfg.ShardBlockPx, "shard-block-px", pipeline.DefaultShardBlockPx, "side in pixels of the imagery's COG blocks that spatial shards are planned on (1024: Sentinel-2 L2A COGs); -1: cut on the tiling grid's lines alone, the assignment before the block search (docs/deploy.md)")
 	fs.StringVar(&f.cfg.ReadPass, "read-pass", pipeline.ReadPassAuto, "read each scene once for neighbouring talhões before the batches: auto (when the imagery is remote), on or off; outputs are unchanged (docs/performance.md)")
 	fs.IntVar(&f.cfg.ReadCells, "read-cells", pipeline.DefaultReadCells, "cells of one group of the read pass: larger groups read fewer tiles twice and hold more in flight")
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
