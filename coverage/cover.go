@@ -243,7 +243,7 @@ func readSeasonCalibrated(sc *SeasonCover, cells [][]Obs, p Params, cal *calibra
 		return
 	}
 	fit := cal.straw(sc.Sowing.Date.AddDate(0, 0, -envelopeDays), sc.Sowing.Date)
-	p.Straw = fit.Straw.Endmember()
+	p.Straw = withOracleStraw(fit.Straw.Endmember(), sc.Sowing.Date)
 	readSeason(sc, cells, p, buf)
 	if !sc.OK {
 		return

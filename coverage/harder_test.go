@@ -60,12 +60,13 @@ func runHarderTruth(n, nCells int, seed uint64, spectra pheno.Spectra, truth fun
 // talhão's crop history declared (declaredHistory) and read by
 // AssessHistory: the same talhões, readings and truth as without it.
 func runHarderDeclared(n, nCells int, seed uint64, spectra pheno.Spectra, truth func(*pheno.Scenario) *pheno.Scenario, declare bool) hardResult {
-	return runHarderHook(n, nCells, seed, spectra, truth, declare, nil)
+	return runHarderHook(n, nCells, seed, spectra, truth, declare, nil, false)
 }
 
 // runHarderHook is runHarderDeclared calling hook (when not nil) with each
-// talhão before it is assessed (the research oracles set their knobs there).
-func runHarderHook(n, nCells int, seed uint64, spectra pheno.Spectra, truth func(*pheno.Scenario) *pheno.Scenario, declare bool, hook func(synthField)) hardResult {
+// talhão before it is assessed (the research oracles set their knobs
+// there), and with its true sowings declared when trueSowing is set.
+func runHarderHook(n, nCells int, seed uint64, spectra pheno.Spectra, truth func(*pheno.Scenario) *pheno.Scenario, declare bool, hook func(synthField), trueSowing bool) hardResult {
 	rng := rand.New(rand.NewPCG(seed, 2027))
 	contract, _ := ParseSeason("2026/2027", MonthDay{})
 	var r hardResult
@@ -82,7 +83,16 @@ func runHarderHook(n, nCells int, seed uint64, spectra pheno.Spectra, truth func
 		if hook != nil {
 			hook(f)
 		}
-		got := AssessHistory(f.cells, contract, nil, hist, zarc.Crop(crop), hardParams())
+		var sowings map[string]Declared
+		if trueSowing {
+			sowings = map[string]Declared{}
+			for _, s := range contract.Assessed() {
+				if sow, ok := f.trueSowing(s); ok {
+					sowings[s.Label] = Declared{Season: s.Label, Date: sow}
+				}
+			}
+		}
+		got := AssessHistory(f.cells, contract, sowings, hist, zarc.Crop(crop), hardParams())
 		if truth != nil {
 			f.sc = truth(f.sc)
 		}

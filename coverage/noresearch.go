@@ -26,3 +26,6 @@ func oraclePrior(time.Time) (residuePrior, bool) { return residuePrior{}, false 
 
 // withOracleSoil is soil: no oracle replaces the talhão's soil.
 func withOracleSoil(soil spectral.Endmember, _ bool) spectral.Endmember { return soil }
+
+// withOracleStraw is straw: no oracle replaces a season's straw.
+func withOracleStraw(straw spectral.Endmember, _ time.Time) spectral.Endmember { return straw }

@@ -41,3 +41,16 @@ func withOracleSoil(soil spectral.Endmember, fitted bool) spectral.Endmember {
 	}
 	return oracleSoil(soil, fitted)
 }
+
+// oracleStraw, when set (TestSoilOracle), replaces the straw endmember a
+// calibrated season sown on sowing is read with (its intervals keep the
+// belief's spectra): the straw's true brightness as well as its NDTI.
+var oracleStraw func(straw spectral.Endmember, sowing time.Time) spectral.Endmember
+
+// withOracleStraw is straw, or oracleStraw's replacement when it is set.
+func withOracleStraw(straw spectral.Endmember, sowing time.Time) spectral.Endmember {
+	if oracleStraw == nil {
+		return straw
+	}
+	return oracleStraw(straw, sowing)
+}

@@ -200,7 +200,7 @@ func TestSoilBare(t *testing.T) {
 				}
 				return out
 			}
-		})
+		}, false)
 		t.Logf("%s, declared %v:\n%v", soilBareConfig(), declare, summarise(r))
 	}
 }

@@ -14,6 +14,7 @@ import (
 var (
 	soilOracleRuns   = flag.String("soiloracle", "", "diagnostics: TestSoilOracle's runs, comma-separated (estimator, soil, soilndti, soilbright, straw, both), or all")
 	soilOracleUndecl = flag.Bool("soiloracleundeclared", false, "diagnostics: TestSoilOracle without the declared crop history")
+	soilOracleSowing = flag.Bool("soiloracletruesowing", false, "diagnostics: TestSoilOracle with the true sowing dates declared")
 )
 
 // soilOracleSoilEnd is f's true dry soil as an endmember.
@@ -52,35 +53,43 @@ var soilOracles = map[string]func(f synthField) func(spectral.Endmember, bool) s
 // NDTI ("soilndti") or the true brightness ("soilbright"), the straw
 // calibrated as usual; each season's straw prior centred on its true
 // ground-straw NDTI with sd 0.01 (as TestResidueOracle), the estimator's
-// soil ("straw"); and both ("both"). Each side's ceiling with this
+// soil ("straw"); and both ("both"); the same with the season read with
+// its true straw spectrum, brightness included ("strawspec", "bothspec");
+// -soiloracletruesowing declares the true sowings. Each side's ceiling with this
 // estimator (docs/coverage.md, "The soil side").
 func TestSoilOracle(t *testing.T) {
 	if *soilOracleRuns == "" {
 		t.Skip("diagnostics: run with -soiloracle all (or a list)")
 	}
-	defer func() { oracleSoil, oraclePrior = nil, nil }()
-	runs := []string{"estimator", "soil", "soilndti", "soilbright", "straw", "both"}
+	defer func() { oracleSoil, oraclePrior, oracleStraw = nil, nil, nil }()
+	runs := []string{"estimator", "soil", "soilndti", "soilbright", "straw", "both", "strawspec", "bothspec"}
 	if *soilOracleRuns != "all" {
 		runs = strings.Split(*soilOracleRuns, ",")
 	}
 	for _, run := range runs {
 		hook := func(f synthField) {
-			oracleSoil, oraclePrior = nil, nil
+			oracleSoil, oraclePrior, oracleStraw = nil, nil, nil
 			soil := run
-			if run == "both" {
+			if run == "both" || run == "bothspec" {
 				soil = "soil"
 			}
 			if s := soilOracles[soil]; s != nil {
 				oracleSoil = s(f)
 			}
-			if run == "straw" || run == "both" {
+			if run == "strawspec" || run == "bothspec" {
+				oracleStraw = func(_ spectral.Endmember, sow timeT) spectral.Endmember {
+					r := f.sc.GroundStrawSpectrum(sow.AddDate(0, 0, -15))
+					return spectral.Spectrum{Red: r.Red, NIR: r.NIR, SWIR1: r.SWIR1, SWIR2: r.SWIR2}.Endmember()
+				}
+			}
+			if run == "straw" || run == "both" || run == "strawspec" || run == "bothspec" {
 				oraclePrior = func(sow timeT) (residuePrior, bool) {
 					return residuePrior{ndti: f.sc.GroundStrawNDTI(sow.AddDate(0, 0, -15)), sd: 0.01, note: "oracle"}, true
 				}
 			}
 		}
-		r := runHarderHook(*hardTuneN, 6, *hardTuneSeed, pheno.SpectraVaried, nil, !*soilOracleUndecl, hook)
+		r := runHarderHook(*hardTuneN, 6, *hardTuneSeed, pheno.SpectraVaried, nil, !*soilOracleUndecl, hook, *soilOracleSowing)
 		r.readings = []readingRec{{0, 0, 0}, {1, 1, 1}}
-		t.Logf("oracle %q, harder world (declared %v), tuning seed %d, %d talhões × 6 cells:\n%v", run, !*soilOracleUndecl, *hardTuneSeed, *hardTuneN, summarise(r))
+		t.Logf("oracle %q, harder world (declared %v, true sowing %v), tuning seed %d, %d talhões × 6 cells:\n%v", run, !*soilOracleUndecl, *soilOracleSowing, *hardTuneSeed, *hardTuneN, summarise(r))
 	}
 }
