@@ -240,6 +240,9 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 		if s, ok := strongestStep(tcells, tp, cfg.AsOf); ok {
 			why = append(why, export.Reason{Subject: export.SubjectT, Code: export.CodeNearestStep, Detail: s})
 		}
+		if s, ok := windowResidue(tcells, tp, cfg.AsOf); ok {
+			why = append(why, export.Reason{Subject: export.SubjectT, Code: export.CodeNearestStep, Detail: s})
+		}
 	}
 	if tres.Level > 0 {
 		ind.TLevel = new(int32(tres.Level))
@@ -266,6 +269,19 @@ func strongestStep(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 	}
 	return fmt.Sprintf("no tillage event; the largest NDTI step of the short series, on %s (after %s), is %.1f standard errors (an event needs %.0f): median NDTI %.3f → %.3f, one date's noise %.3f",
 		b.After.Format(time.DateOnly), b.Before.Format(time.DateOnly), b.MagnitudeSigma, tillage.StepK, b.PreLevel, b.PostLevel, b.Sigma), true
+}
+
+// windowResidue says how near a talhão without an event came to a
+// low-residue one: the residue cover of its last short window against
+// the bound of intensive tillage (tillage.WindowResidue); false when the
+// series has no short window to read.
+func windowResidue(cells []tillage.Cell, p tillage.Params, asOf time.Time) (string, bool) {
+	r, ok := tillage.WindowResidue(cells, p, asOf)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("the residue cover of the short series %s..%s is %.0f %% ± %.0f %% of the ground over %d bare dates (a low-residue event needs it below %.0f %% by more than %.0f standard error)",
+		r.First.Format(time.DateOnly), r.Last.Format(time.DateOnly), 100*r.Share, 100*r.SE, r.Dates, 100*tillage.LowResidueCover, tillage.LowResidueZ), true
 }
 
 // assessC finds the seasons, sowings and cycles and sets C, with each

@@ -40,11 +40,11 @@ const lowResidueMinDates = stepMinPre + stepMinPost
 // bare of green, not wet, the portfolio's and each sensor's offsets
 // removed), its standard error (1.2533 σ/√n, σ the date-to-date scatter
 // of r, robustSigma floored at MinSigma), the number of dates and the
-// first of them.
+// first and last of them.
 type residueLevel struct {
-	r, se float64
-	n     int
-	first time.Time
+	r, se       float64
+	n           int
+	first, last time.Time
 }
 
 // residueIn measures the residue level of one short piece, false when it
@@ -75,7 +75,7 @@ func residueIn(seg []pooledObs, p Params, u spectral.Unmixer) (residueLevel, boo
 		v[i] = c.value
 	}
 	sigma := robustSigma(rs, p.MinSigma, nil)
-	return residueLevel{r: num.Median(v), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date}, true
+	return residueLevel{r: num.Median(v), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}, true
 }
 
 // lowResidueBreaks returns, for each short piece of pl (shortSegments)
@@ -159,4 +159,55 @@ func cellResidueLow(cs []clearObs, lo, hi time.Time, maxGreen float64) bool {
 		}
 	}
 	return len(v) > 0 && num.Median(v) < lowResidueCover
+}
+
+// LowResidueCover is the low-residue test's bound (share of the ground
+// covered by residue) and LowResidueZ its margin in standard errors.
+const (
+	LowResidueCover = lowResidueCover
+	LowResidueZ     = lowResidueZ
+)
+
+// Residue is the residue cover of a short window of a talhão's series
+// (WindowResidue): the median straw share of the ground over its bare
+// dates, its standard error, the number of those dates and the first and
+// last of them.
+type Residue struct {
+	Share, SE   float64
+	Dates       int
+	First, Last time.Time
+}
+
+// WindowResidue returns the residue cover the low-residue test read on
+// the last short piece of the talhão's series (dates on or before asOf)
+// holding at least lowResidueMinDates bare dates, and false when there is
+// none (no short piece: a long history is judged by its own drops). It
+// says how near a talhão without an event came to a low-residue one, as
+// StrongestStep does for a step.
+func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
+	if p.Validate() != nil {
+		return Residue{}, false
+	}
+	p.tune = p.tune.withDefaults()
+	u, ok := newUnmixer(p)
+	if !ok {
+		return Residue{}, false
+	}
+	var interior [][]Obs
+	for _, c := range cells {
+		if !c.Border {
+			interior = append(interior, c.Obs)
+		}
+	}
+	pl := pooled(interior)
+	for len(pl) > 0 && pl[len(pl)-1].Date.After(asOf) {
+		pl = pl[:len(pl)-1]
+	}
+	segs := shortSegments(pl)
+	for k := len(segs) - 1; k >= 0; k-- {
+		if l, ok := residueIn(segs[k], p, u); ok {
+			return Residue{Share: l.r, SE: l.se, Dates: l.n, First: l.first, Last: l.last}, true
+		}
+	}
+	return Residue{}, false
 }

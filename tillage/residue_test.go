@@ -71,3 +71,29 @@ func TestLowResidueWindow(t *testing.T) {
 		t.Errorf("window stepping from 60 %% to 5 %% straw on its 9th date: events %+v, want the step's event alone", ev)
 	}
 }
+
+// TestWindowResidue: the residue cover a talhão without an event is told
+// (T's reasons) is the level the test read: the window's share, its dates
+// and span; none on a long history or before the first reading.
+func TestWindowResidue(t *testing.T) {
+	cells := residueCells(30, func(int) float64 { return 0.4 }, 5)
+	first, last := cells[0].Obs[0].Date, cells[0].Obs[29].Date
+	r, ok := WindowResidue(cells, DefaultParams(), last)
+	if !ok || math.Abs(r.Share-0.4) > 0.03 || r.Dates != 30 || !r.First.Equal(first) || !r.Last.Equal(last) || !(r.SE > 0 && r.SE < 0.02) {
+		t.Errorf("window at 40 %% straw: %+v (ok %v), want share 0.4 ± 0.03 over its 30 dates %s..%s, 0 < SE < 0.02", r, ok, first.Format(time.DateOnly), last.Format(time.DateOnly))
+	}
+	// As of 26 days in: the 5 dates (every 6 days) up to then; as of 20
+	// days in, 4: fewer than the level needs.
+	if r, ok := WindowResidue(cells, DefaultParams(), first.AddDate(0, 0, 26)); !ok || r.Dates != 5 || !r.Last.Equal(first.AddDate(0, 0, 24)) {
+		t.Errorf("as of 26 days in: %+v (ok %v), want the 5 dates up to then", r, ok)
+	}
+	if r, ok := WindowResidue(cells, DefaultParams(), first.AddDate(0, 0, 20)); ok {
+		t.Errorf("as of 20 days in: %+v, want none (4 dates)", r)
+	}
+	if _, ok := WindowResidue(cells, DefaultParams(), first.AddDate(0, 0, -1)); ok {
+		t.Error("as of the day before the first reading: a residue level, want none")
+	}
+	if _, ok := WindowResidue(residueCells(122, func(int) float64 { return 0.4 }, 6), DefaultParams(), last.AddDate(2, 0, 0)); ok {
+		t.Error("two-year history: a residue level, want none (a long series is judged by its own drops)")
+	}
+}
