@@ -78,6 +78,11 @@ func (m Medians) Len() int { return len(m.dates) }
 type Portfolio struct {
 	off  map[offsetKey]float64
 	peer map[time.Time]peerStep
+	// region and self: every talhão's series corrected by the
+	// portfolio's offsets (shared by all the portfolios of one
+	// NewPortfolios call) and this talhão's index in it (residueAlike).
+	region *regionSeries
+	self   int
 }
 
 type offsetKey struct {
@@ -131,7 +136,7 @@ func (p Params) portfolioOnShort(pl []pooledObs) Params {
 			keep[o.Date] = true
 		}
 	}
-	q := &Portfolio{off: map[offsetKey]float64{}, peer: p.portfolio.peer}
+	q := &Portfolio{off: map[offsetKey]float64{}, peer: p.portfolio.peer, region: p.portfolio.region, self: p.portfolio.self}
 	for k, v := range p.portfolio.off {
 		if keep[k.date] {
 			q.off[k] = v
@@ -152,7 +157,9 @@ func (p Params) portfolioOnShort(pl []pooledObs) Params {
 //     departures are measured twice, the second time on the series
 //     corrected by the first pass's offsets (backfitting);
 //   - at each of its dates, the other talhões' step of corrected NDTI
-//     split at that date (peerSteps).
+//     split at that date (peerSteps);
+//   - the others' corrected series, whose levels a low-residue window
+//     must stand out of (residueAlike).
 //
 // A tillage is one talhão's and a minority's: the median of the others
 // leaves it in the talhão's series; what the whole portfolio shares on a
@@ -190,6 +197,10 @@ func NewPortfolios(ms []Medians) []Portfolio {
 		}
 	}
 	peerSteps(ms, shared, out)
+	rs := newRegionSeries(ms, shared)
+	for f := range out {
+		out[f].region, out[f].self = rs, f
+	}
 	return out
 }
 

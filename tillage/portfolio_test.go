@@ -84,8 +84,8 @@ var pfWorld = portfolioWorld{fields: 12, conventional: 0.3, seasons: 4}
 
 // TestPortfolioWorld runs the portfolio world on the tuning seeds and
 // holds the detector to the figures measured there (per talhão over four
-// seasons, balanced accuracy 0.924 / 0.909, 5 / 2 false talhões, with the
-// low-residue test; 1.000 / 0.882 with none before it; the baseline at its
+// seasons, balanced accuracy 1.000 / 0.909, 0 / 2 false talhões, with the
+// low-residue test and its peers; 1.000 / 0.882 with none before it; the baseline at its
 // best threshold on the same talhões 0.773 / 0.730): a
 // regression floor of 0.80, and above the plain NDTI-drop rule at the
 // detector's false-positive rate.

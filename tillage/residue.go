@@ -42,7 +42,7 @@ const lowResidueMinDates = stepMinPre + stepMinPost
 // of r, robustSigma floored at MinSigma), the number of dates and the
 // first and last of them.
 type residueLevel struct {
-	r, se       float64
+	r, se, ndti float64
 	n           int
 	first, last time.Time
 }
@@ -71,11 +71,15 @@ func residueIn(seg []pooledObs, p Params, u spectral.Unmixer) (residueLevel, boo
 		return residueLevel{}, false
 	}
 	v := make([]float64, len(rs))
+	nd := make([]float64, len(s))
 	for i, c := range rs {
 		v[i] = c.value
 	}
+	for i, o := range s {
+		nd[i] = o.ndti
+	}
 	sigma := robustSigma(rs, p.MinSigma, nil)
-	return residueLevel{r: num.Median(v), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}, true
+	return residueLevel{r: num.Median(v), ndti: num.Median(nd), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}, true
 }
 
 // lowResidueBreaks returns, for each short piece of pl (shortSegments)
@@ -91,7 +95,7 @@ func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 	var out []Break
 	for _, seg := range shortSegments(pl) {
 		l, ok := residueIn(seg, p, u)
-		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) {
+		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) || p.portfolio.residueAlike(l.first, l.last, l.ndti) {
 			continue
 		}
 		out = append(out, Break{Date: l.first, Before: l.first, After: l.first, Test: TestLowResidue,
@@ -210,4 +214,63 @@ func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
 		}
 	}
 	return Residue{}, false
+}
+
+// regionSeries is every talhão's bare-date median NDTI of a portfolio,
+// corrected by the portfolio's offsets (NewPortfolios).
+type regionSeries struct {
+	ms []Medians
+	ys [][]float64
+}
+
+func newRegionSeries(ms []Medians, shared map[offsetKey]float64) *regionSeries {
+	rs := &regionSeries{ms: ms, ys: make([][]float64, len(ms))}
+	for f, m := range ms {
+		rs.ys[f] = make([]float64, len(m.ndti))
+		for i := range m.ndti {
+			rs.ys[f][i] = m.ndti[i] - shared[offsetKey{m.dates[i], m.sensor[i]}]
+		}
+	}
+	return rs
+}
+
+// residueAlike reports whether the other talhões of the portfolio read
+// as little residue as this one on [lo, hi]: its median corrected NDTI
+// there (own) does not lie below the median of theirs (each over at least
+// lowResidueMinDates dates, at least portfolioMinPeers talhões) by more
+// than stepPeerK robust spreads of those at or above that median (the
+// talhões holding their straw; the others tilled lie below it). A region
+// whose straw reads low (weathered stover, a bright soil, a sensor's
+// calibration) reads low on every talhão; a revolving is one talhão's.
+// False without a portfolio or with too few others measured.
+func (o *Portfolio) residueAlike(lo, hi time.Time, own float64) bool {
+	if o == nil || o.region == nil {
+		return false
+	}
+	var lv, tmp []float64
+	for g, m := range o.region.ms {
+		if g == o.self {
+			continue
+		}
+		tmp = tmp[:0]
+		for i, d := range m.dates {
+			if !d.Before(lo) && !d.After(hi) {
+				tmp = append(tmp, o.region.ys[g][i])
+			}
+		}
+		if len(tmp) >= lowResidueMinDates {
+			lv = append(lv, num.Median(tmp))
+		}
+	}
+	if len(lv) < portfolioMinPeers {
+		return false
+	}
+	med := num.Median(lv)
+	var high []float64
+	for _, x := range lv {
+		if x >= med {
+			high = append(high, x-med)
+		}
+	}
+	return own >= med-stepPeerK*1.4826*num.Median(high)
 }

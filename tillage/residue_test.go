@@ -97,3 +97,34 @@ func TestWindowResidue(t *testing.T) {
 		t.Error("two-year history: a residue level, want none (a long series is judged by its own drops)")
 	}
 }
+
+// TestLowResiduePeers: in a portfolio, a window that reads low on every
+// talhão (a region whose straw reads low) makes no low-residue event; a
+// talhão far below peers that hold their straw makes one; the peers do
+// not make one.
+func TestLowResiduePeers(t *testing.T) {
+	detect := func(shares []float64) []int {
+		ts := make([][]Cell, len(shares))
+		ms := make([]Medians, len(shares))
+		for f, r := range shares {
+			ts[f] = residueCells(30, func(int) float64 { return r }, uint64(10+f))
+			ms[f] = NewMedians(ts[f], DefaultParams())
+		}
+		pfs := NewPortfolios(ms)
+		var got []int
+		for f := range ts {
+			for _, e := range Detect(ts[f], DefaultParams().WithPortfolio(&pfs[f])) {
+				if e.Test == TestLowResidue {
+					got = append(got, f)
+				}
+			}
+		}
+		return got
+	}
+	if got := detect([]float64{0.1, 0.09, 0.11, 0.1, 0.12, 0.08}); len(got) != 0 {
+		t.Errorf("every talhão at 8–12 %% straw: low-residue events on %v, want none (the region reads low)", got)
+	}
+	if got := detect([]float64{0.05, 0.4, 0.45, 0.35, 0.5, 0.42}); len(got) != 1 || got[0] != 0 {
+		t.Errorf("talhão 0 at 5 %% among peers at 35–50 %%: low-residue events on %v, want talhão 0 alone", got)
+	}
+}
