@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/series"
 )
 
 // DefaultShardBlockPx is the side, in pixels, of the COG blocks spatial
@@ -64,6 +65,29 @@ func tilesOver(box [4]float64, f func(e, n, ulx, uly float64)) {
 	}
 }
 
+// tileID is a tile of the Sentinel-2 grid: its UTM zone's EPSG code and
+// the column and row of its MGRS square (eastings and northings over
+// 100 km).
+type tileID struct {
+	epsg int
+	e, n float64
+}
+
+// imageTiles is the tiles of the catalog's items (the square of each
+// item's footprint centre, where a Sentinel-2 image's centre lies): the
+// images a run may read. nil for no catalog.
+func imageTiles(cat *series.Catalog) map[tileID]bool {
+	if cat == nil {
+		return nil
+	}
+	out := map[tileID]bool{}
+	for _, it := range cat.Items {
+		epsg, x, y := grid.UTM(it.BBox.Center())
+		out[tileID{epsg, math.Floor(x / tileSquareM), math.Floor(y / tileSquareM)}] = true
+	}
+	return out
+}
+
 // blockPlan is the state of blockShards' search: the talhões in spatial
 // order with the blocks each needs, and a shard for each.
 type blockPlan struct {
@@ -80,9 +104,10 @@ type blockPlan struct {
 }
 
 // newBlockPlan lays the talhões of order on the block grids of layouts:
-// each needs every block its bounding box meets. Block numbers follow the
+// each needs every block its bounding box meets, in the image of each
+// tile it lies in that is among tiles (any tile when tiles is nil). Block numbers follow the
 // order, so the plan depends on the portfolio alone.
-func newBlockPlan(order []placed, layouts []blockLayout) *blockPlan {
+func newBlockPlan(order []placed, layouts []blockLayout, tiles map[tileID]bool) *blockPlan {
 	ids := map[blockKey]int32{}
 	p := &blockPlan{ids: ids, need: make([][]int32, len(order)), weight: make([]float64, len(order))}
 	sigOf := map[string]int{}
@@ -91,6 +116,9 @@ func newBlockPlan(order []placed, layouts []blockLayout) *blockPlan {
 		var need []int32
 		b := o.pos.box
 		tilesOver(b, func(e, n, ulx, uly float64) {
+			if tiles != nil && !tiles[tileID{o.pos.epsg, e, n}] {
+				return
+			}
 			for li, l := range layouts {
 				c0, c1 := int64(math.Floor((b[0]-ulx)/l.side)), int64(math.Floor((b[2]-ulx)/l.side))
 				r0, r1 := int64(math.Floor((uly-b[3])/l.side)), int64(math.Floor((uly-b[1])/l.side))
@@ -379,8 +407,9 @@ func (p *blockPlan) homes(order []placed, layouts []blockLayout, ids func(blockK
 }
 
 // maxCutStates bounds the states of leastCuts (cut positions × shards,
-// about 12 bytes each); past it the cuts are chosen one after the other.
-const maxCutStates = 50_000_000
+// 4 bytes each kept); past it the cuts are chosen one after the other
+// (cutsBy), as for 1,000 shards over more than 10,000 blocks.
+const maxCutStates = 10_000_000
 
 // leastCuts returns the n−1 cuts among the positions cand (ascending,
 // 0 and the end included) whose summed cost is least while every shard
@@ -466,20 +495,29 @@ func cutShards(cuts []int, items int) []int {
 }
 
 // blockShards assigns each talhão to one of n shards so that the shards
-// read few image blocks in all (blocks of layouts, each weighed by its
-// layout's cost) while each keeps its estimated cells within ±2·cutSlack
-// of the mean. The talhões, in the order of their tile and of the Hilbert
-// key of their centre within it, are cut into n runs, each cut where the
-// blocks needed on both sides of it cost least among the places the
-// balance allows (cutsBy); then groups of talhões move between shards
-// while that lowers the blocks read (blockPlan.improve). It depends on the
-// portfolio alone (geometries and ids), not on the input order.
-func blockShards(fields []grid.Field, n int, o grid.Options, layouts []blockLayout) map[string]int {
+// read few image blocks in all (blocks of layouts in the images of tiles,
+// each weighed by its layout's cost) while each keeps its estimated cells
+// within ±2·cutSlack of the mean. Three starts: spatialShards' cut on the
+// grid's lines, and the talhões in the order of their tile and of the
+// Hilbert key of their centre cut into n runs at the block edges that
+// leastCuts finds cheapest, by the blocks needed on both sides of a cut
+// (usersSplits) or by those the talhões across it need from the other
+// side, placed on the cheaper one (splitCosts). From each, groups of
+// talhões move between shards while that lowers the blocks read
+// (blockPlan.improve); the start that ends cheapest wins (the first among
+// equals). It depends on the portfolio and tiles alone (geometries and
+// ids), not on the input order.
+func blockShards(fields []grid.Field, n int, o grid.Options, layouts []blockLayout, tiles map[tileID]bool) map[string]int {
 	order, cum := spatialOrder(fields, o)
 	var shard []int
 	if n <= 1 || len(layouts) == 0 {
 		shard = cutShards(alignedCuts(order, cum, n), len(order))
 	} else {
+		// One start: the cut on the grid's lines, in its own order.
+		cut := map[string]int{}
+		for i, s := range cutShards(alignedCuts(order, cum, n), len(order)) {
+			cut[order[i].field.ID] = s
+		}
 		sort.SliceStable(order, func(i, j int) bool {
 			a, b := order[i].pos, order[j].pos
 			return a.tile < b.tile || a.tile == b.tile && a.centre < b.centre
@@ -487,9 +525,12 @@ func blockShards(fields []grid.Field, n int, o grid.Options, layouts []blockLayo
 		for i, pl := range order {
 			cum[i+1] = cum[i] + pl.weight
 		}
-		p := newBlockPlan(order, layouts)
+		p := newBlockPlan(order, layouts, tiles)
 		edges := blockEdges(order, layouts[0].side)
-		starts := [][]int{cutShards(alignedCuts(order, cum, n), len(order))}
+		starts := [][]int{make([]int, len(order))}
+		for i, pl := range order {
+			starts[0][i] = cut[pl.field.ID]
+		}
 		for _, split := range [][]int64{p.usersSplits(), p.splitCosts(p.homes(order, layouts, p.id))} {
 			cuts, ok := leastCuts(cum, n, edges, split)
 			if !ok {

@@ -36,10 +36,10 @@ func tenSquares(t *testing.T, k int, seed uint64) ([][5]float64, []grid.Field) {
 func TestBlockShards(t *testing.T) {
 	rects, fields := tenSquares(t, 100, 5)
 	const n = 16
-	at := blockShards(fields, n, grid.Options{}, s2Layouts(512))
+	at := blockShards(fields, n, grid.Options{}, s2Layouts(512), nil)
 	shuffled := slices.Clone(fields)
 	rand.New(rand.NewPCG(26, 6)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-	again := blockShards(shuffled, n, grid.Options{}, s2Layouts(512))
+	again := blockShards(shuffled, n, grid.Options{}, s2Layouts(512), nil)
 	weight := make([]float64, n)
 	total, largest := 0.0, 0.0
 	for _, f := range fields {
@@ -64,7 +64,7 @@ func TestBlockShards(t *testing.T) {
 			t.Errorf("16 shards reach %d squares of %.2f km in all, the cut on grid lines %d", a, side/1000, b)
 		}
 	}
-	at = blockShards(fields, 5, grid.Options{}, s2Layouts(512))
+	at = blockShards(fields, 5, grid.Options{}, s2Layouts(512), nil)
 	squares := map[int]map[int]bool{}
 	for i, f := range fields {
 		s := at[f.ID]

@@ -74,7 +74,7 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 		return nil, err
 	}
 	m.Record("read_fields", time.Since(t0))
-	owned := r.owned(fields, readErrs)
+	owned := r.owned(fields, readErrs, r.shardTiles(static))
 	r.logf("%d talhões in %s, %d in this shard, %d unreadable", len(fields)+len(readErrs), cfg.Fields, len(owned), len(m.Failures))
 	known := make([]string, 0, len(fields)+len(readErrs)) // every talhão of the input, for the sowing file's ids
 	for _, f := range fields {
@@ -114,9 +114,26 @@ func (r *run) open(ctx context.Context) ([]grid.Field, error) {
 	return owned, nil
 }
 
+// shardTiles is the image tiles of a static catalog (imageTiles), waited
+// for when spatial shards are planned on blocks; nil otherwise (a STAC API
+// is searched with the shard's talhões, so every tile a talhão lies in
+// counts). A catalog that cannot be read gives nil here and fails the run
+// in loadCatalog, before any talhão is computed.
+func (r *run) shardTiles(static *later[loadedCatalog]) map[tileID]bool {
+	if static == nil || r.cfg.Shard.Count <= 1 || r.cfg.ShardBy == ShardByHash || r.cfg.ShardBlockPx < 0 {
+		return nil
+	}
+	lc, err := static.get()
+	if err != nil {
+		return nil
+	}
+	return imageTiles(lc.cat)
+}
+
 // owned records the unreadable talhões of this shard in the manifest and
-// returns the readable ones, sorted by id.
-func (r *run) owned(fields []grid.Field, readErrs []error) []grid.Field {
+// returns the readable ones, sorted by id; tiles are the imagery's tiles
+// spatial shards are planned on (nil: every tile).
+func (r *run) owned(fields []grid.Field, readErrs []error, tiles map[tileID]bool) []grid.Field {
 	for _, e := range readErrs {
 		id := fieldIDOf(e)
 		if id != "" && !r.cfg.Shard.Owns(id) {
@@ -129,7 +146,7 @@ func (r *run) owned(fields []grid.Field, readErrs []error) []grid.Field {
 	}
 	var owned []grid.Field
 	clash := caseClashes(fields)
-	owns := r.cfg.owner(fields)
+	owns := r.cfg.owner(fields, tiles)
 	for _, f := range fields {
 		if !owns(f.ID) {
 			continue

@@ -51,14 +51,14 @@ const (
 )
 
 // owner returns the test of this run's shard for a talhão id: by space
-// (over the readable talhões, fields) unless the run shards by hash. A talhão
-// without a place in the spatial assignment (unreadable, no geometry) is
-// assigned by hash.
-func (c *Config) owner(fields []grid.Field) func(id string) bool {
+// (over the readable talhões, fields, on the imagery's tiles: nil for
+// every tile) unless the run shards by hash. A talhão without a place in
+// the spatial assignment (unreadable, no geometry) is assigned by hash.
+func (c *Config) owner(fields []grid.Field, tiles map[tileID]bool) func(id string) bool {
 	if c.Shard.Count <= 1 || c.ShardBy == ShardByHash {
 		return c.Shard.Owns
 	}
-	at := c.spatialAssignment(fields)
+	at := c.spatialAssignment(fields, tiles)
 	return func(id string) bool {
 		if i, ok := at[id]; ok {
 			return i == c.Shard.Index
@@ -68,13 +68,14 @@ func (c *Config) owner(fields []grid.Field) func(id string) bool {
 }
 
 // spatialAssignment is the shard of each talhão under ShardBySpace:
-// blockShards on the Sentinel-2 block grid of ShardBlockPx-pixel COGs, or
-// spatialShards' cut alone when ShardBlockPx is negative.
-func (c *Config) spatialAssignment(fields []grid.Field) map[string]int {
+// blockShards on the Sentinel-2 block grid of ShardBlockPx-pixel COGs of
+// tiles (nil: every tile), or spatialShards' cut alone when ShardBlockPx
+// is negative.
+func (c *Config) spatialAssignment(fields []grid.Field, tiles map[tileID]bool) map[string]int {
 	if c.ShardBlockPx < 0 {
 		return spatialShards(fields, c.Shard.Count, c.Grid)
 	}
-	return blockShards(fields, c.Shard.Count, c.Grid, s2Layouts(c.shardBlockPx()))
+	return blockShards(fields, c.Shard.Count, c.Grid, s2Layouts(c.shardBlockPx()), tiles)
 }
 
 // shardBlockPx is ShardBlockPx, DefaultShardBlockPx for 0.

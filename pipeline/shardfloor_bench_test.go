@@ -261,15 +261,52 @@ func (fc *floorCalc) improve(at map[string]int, n int) map[string]int {
 	return at2
 }
 
+// lowerBound is a floor no partition into n shards whose estimated cells
+// stay under 1 + 2·cutSlack times the mean can go below, whatever the
+// search: every talhão needing a block is in a shard that reads it, so a
+// block needed by talhões of W estimated cells is read by at least
+// ⌈W / max⌉ shards, and a layout's headers likewise.
+func (fc *floorCalc) lowerBound(n int) int64 {
+	total := 0.0
+	for _, w := range fc.weight {
+		total += w
+	}
+	most := total / float64(n) * (1 + 2*cutSlack)
+	block := map[int64]float64{}
+	layout := map[int64]float64{}
+	for id, keys := range fc.need {
+		seen := map[int64]bool{}
+		for _, k := range keys {
+			block[k] += fc.weight[id]
+			if !seen[k>>32] {
+				seen[k>>32] = true
+				layout[k>>32] += fc.weight[id]
+			}
+		}
+	}
+	var sum int64
+	for k, w := range block {
+		sum += fc.layouts[k>>32].bytes[k&0xffffffff] * int64(math.Ceil(w/most))
+	}
+	for l, w := range layout {
+		sum += fc.layouts[l].headers * int64(math.Ceil(w/most))
+	}
+	return sum
+}
+
 // BenchmarkShardFloor computes, for each portfolio of readPortfolios whose
 // archive is built (BenchmarkReadOnce builds them), the floor of its
 // shards: the sum of the shards' own minimums (run.json io.min_bytes,
 // computed here from the COGs' tile tables and the talhões' cells, the
-// headers included) as a ratio to the unsharded minimum, for spatialShards'
-// assignment and for the best one a local search finds from it or from
-// the cut by the talhões' centres (centreShards): groups of talhões moved
-// between shards while the sum falls and every shard stays within ±25 %
-// of the mean cells. It reads files only; no run.
+// headers included) as a ratio to the unsharded minimum, for the cut on
+// grid lines (spatialShards, --shard-block-px -1), for the default
+// assignment (blockShards on the archive's 512-px blocks and its
+// catalog's tiles), for the best one a local search on the actual bytes
+// finds from the latter or from the cut by the talhões' centres
+// (centreShards): groups of talhões moved between shards while the sum
+// falls and every shard stays within ±25 % of the mean cells; and the
+// lower bound no partition within ±25 % can go below (lowerBound). It
+// reads files only; no run.
 func BenchmarkShardFloor(b *testing.B) {
 	for _, p := range readPortfolios {
 		dir := benchArchivePath(p.o)
@@ -283,6 +320,10 @@ func BenchmarkShardFloor(b *testing.B) {
 				b.Fatal(errs[0])
 			}
 			fc := newFloorCalc(b, dir, fields)
+			cat, problems := LoadCatalog(context.Background(), filepath.Join(dir, "catalog.json"), nil)
+			if cat == nil {
+				b.Fatal(problems)
+			}
 			one := map[string]int{}
 			for _, f := range fields {
 				one[f.ID] = 0
@@ -291,11 +332,14 @@ func BenchmarkShardFloor(b *testing.B) {
 			b.ReportMetric(float64(base)/1e6, "min_MB")
 			for _, n := range []int{4, 16} {
 				cut := fc.floor(spatialShards(fields, n, grid.Options{}), n)
-				at := blockShards(fields, n, grid.Options{}, s2Layouts(p.o.BlockSize))
+				at := blockShards(fields, n, grid.Options{}, s2Layouts(p.o.BlockSize), imageTiles(cat))
 				got := fc.floor(at, n)
-				b.Logf("%s: %d shards: cut on grid lines %.2f×, block search %.2f×", p.name, n, float64(cut)/float64(base), float64(got)/float64(base))
+				bound := fc.lowerBound(n)
+				b.Logf("%s: %d shards: cut on grid lines %.2f×, block search %.2f×; no partition within ±25 %% below %.2f×", p.name, n, float64(cut)/float64(base), float64(got)/float64(base), float64(bound)/float64(base))
+				b.ReportMetric(float64(bound)/float64(base), fmt.Sprintf("bound%d/min", n))
+				b.ReportMetric(float64(cut)/float64(base), fmt.Sprintf("cutfloor%d/min", n))
 				best := min(fc.floor(fc.improve(at, n), n), fc.floor(fc.improve(centreShards(fields, n), n), n))
-				b.Logf("%s: unsharded minimum %.1f MB; %d shards: spatialShards %.1f MB (%.2f×), local search %.1f MB (%.2f×)",
+				b.Logf("%s: unsharded minimum %.1f MB; %d shards: blockShards %.1f MB (%.2f×), local search %.1f MB (%.2f×)",
 					p.name, float64(base)/1e6, n, float64(got)/1e6, float64(got)/float64(base), float64(best)/1e6, float64(best)/float64(base))
 				b.ReportMetric(float64(got)/float64(base), fmt.Sprintf("floor%d/min", n))
 				b.ReportMetric(float64(best)/float64(base), fmt.Sprintf("searched%d/min", n))
