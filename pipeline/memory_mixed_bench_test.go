@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,7 +44,9 @@ const mixedSeed = 11
 // and setting. Issue 26 asks 600/60 ≤ 1.2. Each run must end with every
 // talhão. MANEJO_RSS_CASES (comma-separated way/setting names, e.g.
 // "local/after,s3/after") limits the cases; MANEJO_RSS_ROUNDS sets the
-// rounds (default 2).
+// rounds (default 2). It also logs the peak when the read pass ended
+// (its "read pass: done" line), and MANEJO_RSS_FLAGS adds flags to every
+// run (for experiments: "--read-pairs 1000000").
 func BenchmarkPeakRSSMixed(b *testing.B) {
 	bin := manejoBinary(b)
 	dir := mixedArchiveDir(b, bin)
@@ -79,8 +82,8 @@ func BenchmarkPeakRSSMixed(b *testing.B) {
 					order = []int{sizes[1], sizes[0]}
 				}
 				for _, n := range order {
-					mb, wall := mixedRun(b, bin, root, files[n], n, way == "s3", set.cap)
-					b.Logf("%s, round %d, %d talhões: peak RSS %.0f MiB, %.1f s", name, round+1, n, mb, wall.Seconds())
+					mb, pass, wall := mixedRun(b, bin, root, files[n], n, way == "s3", set.cap)
+					b.Logf("%s, round %d, %d talhões: peak RSS %.0f MiB (%.0f MiB when the read pass ended), %.1f s", name, round+1, n, mb, pass, wall.Seconds())
 					if lo[n] == 0 || mb < lo[n] {
 						lo[n] = mb
 					}
@@ -102,8 +105,9 @@ func BenchmarkPeakRSSMixed(b *testing.B) {
 // files of fields (n talhões) over the archive at root (a folder or an
 // s3:// prefix), the read pass on for a remote root and off for a local
 // one, batches of at most cellScenes pairs (--batch-cell-scenes), and
-// returns the child's peak resident memory in MiB and its wall time.
-func mixedRun(b *testing.B, bin, root string, fields [2]string, n int, remote bool, cellScenes string) (float64, time.Duration) {
+// returns the child's peak resident memory in MiB, the peak when its read
+// pass ended (0 without one) and its wall time.
+func mixedRun(b *testing.B, bin, root string, fields [2]string, n int, remote bool, cellScenes string) (float64, float64, time.Duration) {
 	b.Helper()
 	out := b.TempDir()
 	pass := ReadPassOff
@@ -119,12 +123,16 @@ func mixedRun(b *testing.B, bin, root string, fields [2]string, n int, remote bo
 	cmd := exec.Command(bin, "run", "--fields", fields[0], "--sowing", fields[1],
 		"--catalog", join("catalog.json"), "--dem", join("dem.tif"),
 		"--season", "2026/2027", "--as-of", "2026-08-01", "--read-pass", pass, "--batch-cell-scenes", cellScenes,
-		"--satellite-codes", "sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09", "--quiet", "--out", out)
+		"--satellite-codes", "sentinel-2-l2a=S01,landsat-c2-l2=S02,dem=S09", "--out", out)
+	cmd.Args = append(cmd.Args, strings.Fields(os.Getenv("MANEJO_RSS_FLAGS"))...)
 	t0 := time.Now()
-	mb, logs, err := childPeakRSS(cmd, bin)
+	mb, readMB, logs, err := childPeakRSS(cmd, bin, "read pass: done")
 	wall := time.Since(t0)
 	if code := cmd.ProcessState.ExitCode(); code != 0 && code != 3 {
 		b.Fatalf("manejo run on %d talhões: exit %d (%v)\n%s", n, code, err, logs)
+	}
+	if remote && readMB == 0 {
+		b.Fatalf("manejo run on %d talhões over S3: no end of the read pass in its log\n%s", n, logs)
 	}
 	m, err := readManifest(context.Background(), filepath.Join(out, "run.json"))
 	if err != nil {
@@ -137,7 +145,7 @@ func mixedRun(b *testing.B, bin, root string, fields [2]string, n int, remote bo
 		b.Fatalf("run.json counts no scene read: %v", m.Counts)
 	}
 	os.RemoveAll(out)
-	return mb, wall
+	return mb, readMB, wall
 }
 
 // childPeakRSS runs cmd (whose program is bin) and returns its peak
@@ -147,13 +155,15 @@ func mixedRun(b *testing.B, bin, root string, fields [2]string, n int, remote bo
 // an in-process S3 server holding the archive makes larger than the
 // child's. VmHWM belongs to the memory of the program exec'd (checked
 // through /proc/PID/exe), so it is the child's own; growth in its last
-// 10 ms would be missed.
-func childPeakRSS(cmd *exec.Cmd, bin string) (float64, []byte, error) {
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+// 10 ms would be missed. It also returns the VmHWM when the child first
+// wrote mark (0 if never): the peak up to that point of the run.
+func childPeakRSS(cmd *exec.Cmd, bin, mark string) (float64, float64, []byte, error) {
+	w := &markWriter{mark: []byte(mark)}
+	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
-		return 0, nil, err
+		return 0, 0, nil, err
 	}
+	w.pid.Store(int64(cmd.Process.Pid))
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	pid := cmd.Process.Pid
@@ -168,10 +178,26 @@ func childPeakRSS(cmd *exec.Cmd, bin string) (float64, []byte, error) {
 		}
 		select {
 		case err := <-done:
-			return float64(peakKB) / 1024, logs.Bytes(), err
+			return float64(peakKB) / 1024, float64(w.atKB.Load()) / 1024, w.buf.Bytes(), err
 		case <-tick.C:
 		}
 	}
+}
+
+// markWriter keeps a child's output and, the first time a write holds
+// mark, the child's VmHWM then. exec.Cmd calls Write from one goroutine
+// at a time when Stdout and Stderr are the same writer.
+type markWriter struct {
+	buf       bytes.Buffer
+	mark      []byte
+	pid, atKB atomic.Int64
+}
+
+func (w *markWriter) Write(p []byte) (int, error) {
+	if w.atKB.Load() == 0 && bytes.Contains(p, w.mark) {
+		w.atKB.Store(procHWM(int(w.pid.Load())))
+	}
+	return w.buf.Write(p)
 }
 
 // procHWM is the VmHWM of process pid in KiB, 0 when unreadable.

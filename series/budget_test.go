@@ -3,10 +3,18 @@ package series
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/paulmach/orb"
 )
 
 // stuckAttempt is a scene attempt whose read GDAL keeps retrying: it
@@ -147,5 +155,74 @@ func TestSceneAttemptsPerRun(t *testing.T) {
 	}
 	if calls != 6 {
 		t.Errorf("%d attempts, want 3 per call: a full read clears the count", calls)
+	}
+}
+
+// TestMaxPairsInFlight: with Options.MaxPairsInFlight, a scene starts only
+// when the cell × scene pairs in flight leave room for its cells. Four
+// scenes of 2 cells each on a loopback HTTP server (30 ms a request): a
+// bound of 3 pairs reads them one at a time (the server never serves two
+// scenes at once), without it they overlap; the observations are the same.
+// Each read has its own URLs, so GDAL's cache of the other serves nothing.
+func TestMaxPairsInFlight(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	inFlight, most := map[string]int{}, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := path.Base(r.URL.Path)
+		scene, _, _ := strings.Cut(name, "_")
+		mu.Lock()
+		inFlight[scene]++
+		most = max(most, len(inFlight))
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			if inFlight[scene]--; inFlight[scene] == 0 {
+				delete(inFlight, scene)
+			}
+			mu.Unlock()
+		}()
+		time.Sleep(30 * time.Millisecond)
+		http.ServeFile(w, r, filepath.Join(dir, name))
+	}))
+	defer srv.Close()
+	var items []map[string]any
+	var pts []orb.Point
+	for i := range 4 {
+		it, p := s2Spec(4, 1200).build(t, dir, fmt.Sprintf("s%d", i), fmt.Sprintf("2024-01-0%dT13:00:00Z", i+1))
+		items, pts = append(items, it), p
+	}
+	g := fieldAround("f", 0.0002, pts...)
+	read := func(run string, bound int) (int, int) {
+		t.Helper()
+		for _, it := range items {
+			for _, a := range it["assets"].(map[string]any) {
+				a.(map[string]any)["href"] = srv.URL + "/" + run + "/" + path.Base(a.(map[string]any)["href"].(string))
+			}
+		}
+		catPath := filepath.Join(dir, run+".json")
+		writeJSON(t, catPath, collection(items...))
+		cat, errs := LoadCatalog(context.Background(), catPath, CatalogOptions{AllowHrefPrefixes: []string{srv.URL + "/"}})
+		if cat == nil {
+			t.Fatal(errs)
+		}
+		mu.Lock()
+		most = 0
+		mu.Unlock()
+		obs, st, err := sampleWithin(t, context.Background(), time.Minute, cat, g, Options{IOConcurrency: 4, MaxPairsInFlight: bound})
+		if err != nil || st.ScenesRead != 4 {
+			t.Fatalf("bound %d: %v, %d scenes read, problems %v", bound, err, st.ScenesRead, st.Problems)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return most, len(obs)
+	}
+	bounded, obsBounded := read("bounded", 3)
+	free, obsFree := read("free", 0)
+	if bounded != 1 || obsBounded != obsFree || obsFree == 0 {
+		t.Errorf("scenes served at once: %d with a bound of 3 pairs (want 1), %d without; observations %d and %d (want equal)", bounded, free, obsBounded, obsFree)
+	}
+	if free < 2 {
+		t.Errorf("without a bound the scenes did not overlap (%d at once): the bound is not what serialised them", free)
 	}
 }

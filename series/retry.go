@@ -14,6 +14,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/storage"
+	"golang.org/x/sync/semaphore"
 )
 
 // DefaultSceneAttempts is the default Options.SceneAttempts: a scene whose
@@ -323,4 +324,33 @@ func throttled(ss sceneStats) bool {
 		}
 	}
 	return false
+}
+
+// pairGate bounds the cell × scene pairs of the scenes read at once
+// (Options.MaxPairsInFlight); a nil gate bounds nothing.
+type pairGate struct {
+	sem  *semaphore.Weighted
+	most int
+}
+
+func newPairGate(most int) *pairGate {
+	if most <= 0 {
+		return nil
+	}
+	return &pairGate{sem: semaphore.NewWeighted(int64(most)), most: most}
+}
+
+// acquire waits until a scene of cells pairs fits (a scene larger than
+// the bound waits until nothing else is in flight).
+func (p *pairGate) acquire(ctx context.Context, cells int) error {
+	if p == nil {
+		return nil
+	}
+	return p.sem.Acquire(ctx, int64(min(cells, p.most)))
+}
+
+func (p *pairGate) release(cells int) {
+	if p != nil {
+		p.sem.Release(int64(min(cells, p.most)))
+	}
 }

@@ -104,6 +104,13 @@ type Options struct {
 	// Minimum, when set, records the tiles of remote files the scenes
 	// needed (see Minimum).
 	Minimum *Minimum
+	// MaxPairsInFlight, when positive, bounds the cell × scene pairs of
+	// the scenes read at once (a scene's cells, its values and its
+	// observations are held while it is read): a scene starts only when
+	// the pairs in flight leave room for its cells, and one with more
+	// cells than the bound is read alone. With Stream, a Sample's memory
+	// is then bounded by it, not by the cells of the talhões it reads.
+	MaxPairsInFlight int
 }
 
 // SceneRead is what one scene read in full gave one talhão: the raw
@@ -487,11 +494,13 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	}
 	var g errgroup.Group
 	g.SetLimit(workers)
+	gate := newPairGate(o.MaxPairsInFlight)
 	for j, job := range jobs {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || gate.acquire(ctx, len(job.cells)) != nil {
 			break
 		}
 		g.Go(func() error {
+			defer gate.release(len(job.cells))
 			results[j] = retryScene(ctx, o.sceneAttempts(), o.sceneRetryDelay(), budget, job.item, func(actx context.Context, extra []string, onRetry func(string)) (res sceneResult) {
 				th.acquire()
 				defer func() { th.release(throttled(res.st)) }()
