@@ -13,6 +13,28 @@ import (
 	"github.com/manejo/manejo/export"
 )
 
+// analyseWinterTable runs manejo analyse on a table of 1 November 2019 →
+// 20 May 2020 windows (season 2020/2021, as of 2020-05-25; Landsat and
+// Sentinel-2 coded) into out, and returns its events and indicators. The
+// run is partial (no DEM, no payload).
+func analyseWinterTable(t *testing.T, table, out string) ([]export.EventRow, []export.IndicatorRow) {
+	t.Helper()
+	code, _, stderr := runCLI(t, "analyse", "--observations", table, "--out", out, "--season", "2020/2021",
+		"--as-of", "2020-05-25", "--satellite-codes", "landsat-c2-l2=S01,sentinel-2-l2a=S02", "--quiet")
+	if code != exitPartial {
+		t.Fatalf("%s: exit %d (%s), want %d (partial: no slope, no payload)", table, code, stderr, exitPartial)
+	}
+	ev, err := export.ReadDataset[export.EventRow](os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ind, err := export.ReadDataset[export.IndicatorRow](os.DirFS(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev, ind
+}
+
 // portfolioTable writes a table of the given talhões of a region read
 // together, 1 November → 20 May: Landsat 8 and Landsat 7 (SLC-off: a
 // quarter of the points masked) alternating every 8 days under
@@ -94,21 +116,7 @@ func TestAnalysePortfolioTable(t *testing.T) {
 	analyse := func(name string, ids []string) ([]export.EventRow, []export.IndicatorRow) {
 		table := filepath.Join(dir, name+".csv")
 		portfolioTable(t, table, ids)
-		out := filepath.Join(dir, name)
-		code, _, stderr := runCLI(t, "analyse", "--observations", table, "--out", out, "--season", "2020/2021",
-			"--as-of", "2020-05-25", "--satellite-codes", "landsat-c2-l2=S01,sentinel-2-l2a=S02", "--quiet")
-		if code != exitPartial {
-			t.Fatalf("%s: exit %d (%s), want %d (partial: no slope, no payload)", name, code, stderr, exitPartial)
-		}
-		ev, err := export.ReadDataset[export.EventRow](os.DirFS(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ind, err := export.ReadDataset[export.IndicatorRow](os.DirFS(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ev, ind
+		return analyseWinterTable(t, table, filepath.Join(dir, name))
 	}
 	ev, ind := analyse("alone", []string{"T0"})
 	if len(ev) != 0 || len(ind) != 1 || !ind[0].TCensored || !strings.Contains(strings.Join(ind[0].Reasons, "; "), "the largest NDTI step") {

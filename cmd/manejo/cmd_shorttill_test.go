@@ -71,20 +71,7 @@ func TestAnalyseSingleFieldResidue(t *testing.T) {
 	analyse := func(id string, ndti float64) ([]export.EventRow, []export.IndicatorRow) {
 		table := filepath.Join(dir, id+".csv")
 		singleFieldTable(t, table, id, ndti, 7)
-		out := filepath.Join(dir, id)
-		code, _, stderr := runCLI(t, "analyse", "--observations", table, "--out", out, "--season", "2020/2021",
-			"--as-of", "2020-05-25", "--satellite-codes", "landsat-c2-l2=S01,sentinel-2-l2a=S02", "--quiet")
-		if code != exitPartial {
-			t.Fatalf("%s: exit %d (%s), want %d (partial: no slope, no payload)", id, code, stderr, exitPartial)
-		}
-		ev, err := export.ReadDataset[export.EventRow](os.DirFS(out))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ind, err := export.ReadDataset[export.IndicatorRow](os.DirFS(out))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ev, ind := analyseWinterTable(t, table, filepath.Join(dir, id))
 		if len(ind) != 1 {
 			t.Fatalf("%s: %d indicator rows, want 1", id, len(ind))
 		}
