@@ -48,8 +48,21 @@ type residueLevel struct {
 }
 
 // residueIn measures the residue level of one short piece, false when it
-// holds fewer than lowResidueMinDates bare dates.
-func residueIn(seg []pooledObs, p Params, u spectral.Unmixer) (residueLevel, bool) {
+// holds fewer than lowResidueMinDates bare dates or p's endmembers cannot
+// be unmixed. Each date's straw share is the larger of the one read
+// against p's soil (the talhão's, Calibrate) and the one read against
+// the reference soil (spectral.Soil): the soil fit moves with the
+// readings it is fitted to (a talhão's own straw can pull its soil's NDTI
+// up), and where it falls must not make a talhão read as revolved; it
+// may only stop one from reading so (a dark soil below the reference's).
+func residueIn(seg []pooledObs, p Params) (residueLevel, bool) {
+	u, ok := newUnmixer(p)
+	ref := p
+	ref.Soil = spectral.Soil
+	uRef, okRef := newUnmixer(ref)
+	if !ok || !okRef {
+		return residueLevel{}, false
+	}
 	s := stepSeries(seg, p)
 	if len(s) < lowResidueMinDates {
 		return residueLevel{}, false
@@ -61,10 +74,14 @@ func residueIn(seg []pooledObs, p Params, u spectral.Unmixer) (residueLevel, boo
 	rs := make([]clearObs, 0, len(s))
 	for _, o := range s {
 		g, st, so := u.Fractions(ndvi[o.date], o.ndti)
-		if math.IsNaN(g) {
+		gr, str, sor := uRef.Fractions(ndvi[o.date], o.ndti)
+		if math.IsNaN(g) || math.IsNaN(gr) {
 			continue
 		}
-		c := clearObs{date: o.date, green: g, straw: st, soil: so}
+		c, cr := clearObs{date: o.date, green: g, straw: st, soil: so}, clearObs{green: gr, straw: str, soil: sor}
+		if cr.strawShare() > c.strawShare() {
+			c = cr
+		}
 		rs = append(rs, clearObs{date: o.date, value: c.strawShare(), noise: c.groundScale()})
 	}
 	if len(rs) < lowResidueMinDates {
@@ -88,13 +105,9 @@ func residueIn(seg []pooledObs, p Params, u spectral.Unmixer) (residueLevel, boo
 // before it), with the level in PostLevel, the bound in PreLevel, its
 // standard error in Sigma and (bound − level)/SE in MagnitudeSigma.
 func lowResidueBreaks(pl []pooledObs, p Params) []Break {
-	u, ok := newUnmixer(p)
-	if !ok {
-		return nil
-	}
 	var out []Break
 	for _, seg := range shortSegments(pl) {
-		l, ok := residueIn(seg, p, u)
+		l, ok := residueIn(seg, p)
 		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) || p.portfolio.residueAlike(l.first, l.last, l.ndti) {
 			continue
 		}
@@ -193,10 +206,6 @@ func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
 		return Residue{}, false
 	}
 	p.tune = p.tune.withDefaults()
-	u, ok := newUnmixer(p)
-	if !ok {
-		return Residue{}, false
-	}
 	var interior [][]Obs
 	for _, c := range cells {
 		if !c.Border {
@@ -209,7 +218,7 @@ func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
 	}
 	segs := shortSegments(pl)
 	for k := len(segs) - 1; k >= 0; k-- {
-		if l, ok := residueIn(segs[k], p, u); ok {
+		if l, ok := residueIn(segs[k], p); ok {
 			return Residue{Share: l.r, SE: l.se, Dates: l.n, First: l.first, Last: l.last}, true
 		}
 	}

@@ -51,8 +51,7 @@ func TestLowResidueWindow(t *testing.T) {
 	}
 	p := DefaultParams()
 	p.tune = p.tune.withDefaults()
-	u, _ := newUnmixer(p)
-	l, ok := residueIn(pooled(interiorObs(low)), p, u)
+	l, ok := residueIn(pooled(interiorObs(low)), p)
 	if !ok || math.Abs(l.r-0.05) > 0.02 || l.n != 30 || !(l.se > 0 && l.se < 0.02) {
 		t.Errorf("residue level %+v (ok %v), want r 0.05 ± 0.02 over 30 dates, 0 < SE < 0.02", l, ok)
 	}
@@ -126,5 +125,25 @@ func TestLowResiduePeers(t *testing.T) {
 	}
 	if got := detect([]float64{0.05, 0.4, 0.45, 0.35, 0.5, 0.42}); len(got) != 1 || got[0] != 0 {
 		t.Errorf("talhão 0 at 5 %% among peers at 35–50 %%: low-residue events on %v, want talhão 0 alone", got)
+	}
+}
+
+// TestLowResidueSoil: where the talhão's soil falls does not make it read
+// as revolved. A window at 36 % straw on the reference line, read with a
+// soil whose NDTI is close to its own (as a fit pulled up by the talhão's
+// straw can land), makes no low-residue event; a bare window (the
+// reference soil's NDTI) read with a darker soil (NDTI 0.03: about 11 %
+// straw against it) still makes one.
+func TestLowResidueSoil(t *testing.T) {
+	high := DefaultParams()
+	high.Soil.NDTI = 0.11
+	if ev := Detect(residueCells(30, func(int) float64 { return 0.36 }, 7), high); len(ev) != 0 {
+		t.Errorf("no-till window, soil NDTI 0.11: events %+v, want none", ev)
+	}
+	dark := DefaultParams()
+	dark.Soil.NDTI = 0.03
+	ev := Detect(residueCells(30, func(int) float64 { return 0 }, 8), dark)
+	if len(ev) != 1 || ev[0].Test != TestLowResidue {
+		t.Errorf("bare window, soil NDTI 0.03: events %+v, want one %s event", ev, TestLowResidue)
 	}
 }
