@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/sinm"
 	"github.com/manejo/manejo/storage/s3test"
 )
@@ -150,12 +151,22 @@ func TestRerunOwnsFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Killed while publishing.
-	testHookPublishing = func() error { return errors.New("killed") }
+	// Stopped while publishing: a directory (not empty) where the first
+	// part file goes makes its rename fail, after the incomplete manifest
+	// is written and before anything is published, as a kill there would.
+	first := filepath.Join(out, export.PartName(datasets[0], 0, 1))
+	if err := os.Remove(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(first, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Run(ctx, cfg)
-	testHookPublishing = nil
-	if err == nil {
-		t.Fatal("the hook did not stop the run")
+	if err == nil || !strings.Contains(err.Error(), first) {
+		t.Fatalf("run with a directory at %s: %v, want it to stop publishing there", first, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, sinm.PayloadName("a/b"))); err == nil {
+		t.Error("the stopped run published the payload of a/b")
 	}
 	mid, err := readManifest(ctx, filepath.Join(out, "run.json"))
 	if err != nil || mid.Complete {
@@ -172,6 +183,9 @@ func TestRerunOwnsFolder(t *testing.T) {
 		t.Error("the stopped run left its lock")
 	}
 
+	if err := os.RemoveAll(first); err != nil {
+		t.Fatal(err)
+	}
 	sum, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)

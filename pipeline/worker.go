@@ -165,11 +165,6 @@ type Summary struct {
 	Failures []export.Failure
 }
 
-// testHookPublishing, when set by a test, runs after the incomplete
-// manifest is written and before anything is published; an error stops the
-// run there, as a kill would.
-var testHookPublishing func() error
-
 // MaxSummaryFailures caps Summary.Failures.
 const MaxSummaryFailures = 5
 
@@ -397,11 +392,6 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 	r.recordMinimum()
 	if err := m.write(ctx, r.manifestLoc); err != nil {
 		return sum, err
-	}
-	if testHookPublishing != nil {
-		if err := testHookPublishing(); err != nil {
-			return sum, err
-		}
 	}
 	parts, err := st.publish(ctx, nb, m.Counts)
 	if err != nil {
