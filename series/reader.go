@@ -26,12 +26,25 @@ type sceneStats struct {
 }
 
 func (s *sceneStats) skip(it *Item, asset string, reason SkipReason, n int, err error) {
-	s.count(reason, n)
-	p := Problem{Item: it.ID, Asset: asset, Reason: reason}
+	s.problem(it, assetProblem(asset, reason, err), n)
+}
+
+// problem counts n skips of p's reason and records p as a problem of it.
+func (s *sceneStats) problem(it *Item, p *Problem, n int) {
+	s.count(p.Reason, n)
+	p.Item = it.ID
+	s.problems = append(s.problems, *p)
+}
+
+// assetProblem is why a whole scene is skipped, and the asset at fault
+// ("" for none); the item is filled in when it is counted
+// (sceneStats.problem). The error's text is redacted (redactSigned).
+func assetProblem(asset string, reason SkipReason, err error) *Problem {
+	p := &Problem{Asset: asset, Reason: reason}
 	if err != nil {
 		p.Detail = redactSigned(err.Error())
 	}
-	s.problems = append(s.problems, p)
+	return p
 }
 
 func (s *sceneStats) count(reason SkipReason, n int) {
@@ -106,13 +119,6 @@ func firstKey(it *Item, keys []string) (string, Asset, bool) {
 	return "", Asset{}, false
 }
 
-// sceneSkip is why a whole scene is skipped, and the asset at fault.
-type sceneSkip struct {
-	asset  string
-	reason SkipReason
-	err    error
-}
-
 // scene samples one scene at its cells: it resolves the profile's assets,
 // reads the mask and then the bands at the clear cells, and computes the
 // indices.
@@ -165,10 +171,10 @@ func (r *reader) sceneObs(ctx context.Context, job *sceneJob, grids []grid.Grid,
 			return obs
 		}
 	}
-	ss.skip(it, skip.asset, skip.reason, 1, skip.err)
+	ss.problem(it, skip, 1)
 	// An asset whose token endpoint kept failing: its talhões are
 	// incomplete (the access rules are applied again before each batch).
-	if skip.reason == SkipTransient {
+	if skip.Reason == SkipTransient {
 		ss.incomplete = true
 	}
 	return nil
@@ -238,25 +244,29 @@ func profileWants(p *Profile) []want {
 // resolveRoles finds the asset of each role of the profile in the item and
 // the path GDAL opens it by. qa is nil when the profile has no QA asset or
 // an optional one the item lacks.
-func resolveRoles(it *Item, p *Profile, allow []hrefRule) (roles []*role, qa *role, skip *sceneSkip) {
+func resolveRoles(it *Item, p *Profile, allow []hrefRule) (roles []*role, qa *role, skip *Problem) {
 	for _, w := range profileWants(p) {
 		k, a, ok := firstKey(it, w.keys)
 		if !ok {
 			if w.name == "qa" && p.QAOptional {
 				continue
 			}
-			return nil, nil, &sceneSkip{strings.Join(w.keys, "|"), SkipMissingAsset, fmt.Errorf("no %s asset (keys %v)", w.name, w.keys)}
+			return nil, nil, assetProblem(strings.Join(w.keys, "|"), SkipMissingAsset, fmt.Errorf("no %s asset (keys %v)", w.name, w.keys))
 		}
 		path, err := gdalPath(a.Href, allow)
 		if err != nil {
-			return nil, nil, &sceneSkip{k, SkipBadHref, err}
+			return nil, nil, assetProblem(k, SkipBadHref, err)
 		}
 		if e := a.AccessErr; e != nil {
-			return nil, nil, &sceneSkip{k, map[bool]SkipReason{false: SkipAccess, true: SkipTransient}[e.Transient], e}
+			reason := SkipAccess
+			if e.Transient {
+				reason = SkipTransient
+			}
+			return nil, nil, assetProblem(k, reason, e)
 		}
 		ro := &role{name: w.name, key: k, asset: a, path: path, rad: AssetRadiometry(p, it, a)}
 		if err := ro.rad.Check(p); err != nil {
-			return nil, nil, &sceneSkip{k, SkipBadScaling, err}
+			return nil, nil, assetProblem(k, SkipBadScaling, err)
 		}
 		roles = append(roles, ro)
 		if w.name == "qa" {
@@ -270,7 +280,7 @@ func resolveRoles(it *Item, p *Profile, allow []hrefRule) (roles []*role, qa *ro
 // file's pixel space and reads the mask, then the other bands at the cells
 // the mask leaves clear. It returns the mask reason of each cell ("" when
 // clear).
-func (r *reader) read(ctx context.Context, p *Profile, roles []*role, qa *role, lon, lat []float64) ([]MaskReason, *sceneSkip) {
+func (r *reader) read(ctx context.Context, p *Profile, roles []*role, qa *role, lon, lat []float64) ([]MaskReason, *Problem) {
 	files := map[string]*openDS{}
 	defer func() {
 		for _, f := range files {
@@ -287,7 +297,7 @@ func (r *reader) read(ctx context.Context, p *Profile, roles []*role, qa *role, 
 	if qa != nil {
 		idx := pending(mask)
 		if err := r.readPixels(ctx, qa, idx); err != nil {
-			return nil, &sceneSkip{qa.key, readReason(ctx), err}
+			return nil, assetProblem(qa.key, readReason(ctx), err)
 		}
 		for _, i := range idx {
 			mask[i] = p.maskReason(qa.val[i])
@@ -312,7 +322,7 @@ func (r *reader) read(ctx context.Context, p *Profile, roles []*role, qa *role, 
 // readRoles reads the roles at the cells idx. Remote files are read all at
 // once (one goroutine and buffer per file, the roles of one file in turn:
 // a GDAL dataset is not safe for concurrent use); local ones in turn.
-func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *sceneSkip {
+func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *Problem {
 	byFile := map[*openDS][]*role{}
 	var order []*openDS
 	for _, ro := range roles {
@@ -324,12 +334,12 @@ func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *scene
 	if len(order) < 2 || !strings.HasPrefix(roles[0].path, "/vsi") {
 		for _, ro := range roles {
 			if err := r.readPixels(ctx, ro, idx); err != nil {
-				return &sceneSkip{ro.key, readReason(ctx), err}
+				return assetProblem(ro.key, readReason(ctx), err)
 			}
 		}
 		return nil
 	}
-	skips := make([]*sceneSkip, len(order))
+	skips := make([]*Problem, len(order))
 	subs := make([]*reader, len(order))
 	var wg sync.WaitGroup
 	for i, f := range order {
@@ -340,7 +350,7 @@ func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *scene
 			sub := subs[i]
 			for _, ro := range byFile[f] {
 				if err := sub.readPixels(ctx, ro, idx); err != nil {
-					skips[i] = &sceneSkip{ro.key, readReason(ctx), err}
+					skips[i] = assetProblem(ro.key, readReason(ctx), err)
 					return
 				}
 			}
@@ -360,7 +370,7 @@ func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *scene
 
 // openRoles opens each role's file once (files holds those already open)
 // and picks its band.
-func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
+func (r *reader) openRoles(roles []*role, files map[string]*openDS) *Problem {
 	if skip := r.openRemote(roles, files); skip != nil {
 		return skip
 	}
@@ -371,13 +381,13 @@ func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
 			r.reads++
 			f, reason, err := r.open(ro.path, ro.asset.GDALConfig...)
 			if err != nil {
-				return &sceneSkip{ro.key, reason, err}
+				return assetProblem(ro.key, reason, err)
 			}
 			files[ro.path] = f
 			ro.ds = f
 		}
 		if ro.asset.Band > len(ro.ds.ds.Bands()) {
-			return &sceneSkip{ro.key, SkipMissingBand, fmt.Errorf("%s has %d bands, asset wants band %d", ro.asset.Href, len(ro.ds.ds.Bands()), ro.asset.Band)}
+			return assetProblem(ro.key, SkipMissingBand, fmt.Errorf("%s has %d bands, asset wants band %d", ro.asset.Href, len(ro.ds.ds.Bands()), ro.asset.Band))
 		}
 		ro.band = ro.ds.ds.Bands()[ro.asset.Band-1]
 		ro.nd, ro.hasND = ro.band.NoData()
@@ -389,7 +399,7 @@ func (r *reader) openRoles(roles []*role, files map[string]*openDS) *sceneSkip {
 // once, adding them to files: each open waits for the network, so a scene
 // pays one round of opens instead of one per file. Local files are left to
 // openRoles (opened one after the other, as fast as the disk allows).
-func (r *reader) openRemote(roles []*role, files map[string]*openDS) *sceneSkip {
+func (r *reader) openRemote(roles []*role, files map[string]*openDS) *Problem {
 	var paths []string
 	key := map[string]*role{}
 	for _, ro := range roles {
@@ -418,12 +428,12 @@ func (r *reader) openRemote(roles []*role, files map[string]*openDS) *sceneSkip 
 	}
 	wg.Wait()
 	r.reads += int64(len(paths))
-	var skip *sceneSkip
+	var skip *Problem
 	for i, o := range res {
 		if o.err == nil {
 			files[paths[i]] = o.f // closed by read, with the others
 		} else if skip == nil {
-			skip = &sceneSkip{key[paths[i]].key, o.reason, o.err}
+			skip = assetProblem(key[paths[i]].key, o.reason, o.err)
 		}
 	}
 	return skip
@@ -431,14 +441,14 @@ func (r *reader) openRemote(roles []*role, files map[string]*openDS) *sceneSkip 
 
 // locate places the cell centres in each role's pixel space (one
 // transform per CRS); a cell outside the raster gets column and row -1.
-func (r *reader) locate(roles []*role, lon, lat []float64) *sceneSkip {
+func (r *reader) locate(roles []*role, lon, lat []float64) *Problem {
 	proj := map[string][2][]float64{}
 	for _, ro := range roles {
 		xy, ok := proj[ro.ds.wkt]
 		if !ok {
 			x, y, err := r.toCRS(ro.ds.wkt, lon, lat)
 			if err != nil {
-				return &sceneSkip{ro.key, SkipNoCRS, err}
+				return assetProblem(ro.key, SkipNoCRS, err)
 			}
 			xy = [2][]float64{x, y}
 			proj[ro.ds.wkt] = xy
