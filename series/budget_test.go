@@ -27,7 +27,7 @@ func stuckAttempt(it *Item, unblock <-chan struct{}, calls *atomic.Int64) func(c
 			onRetry("HTTP error code: 503 - https://store.example/c/" + it.ID + "/B04.tif?X-Amz-Signature=SECRET. Retrying again in 0.5 secs")
 			<-unblock
 			return sceneResult{}
-		}, func() {})
+		})
 		return res
 	}
 }

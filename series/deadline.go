@@ -15,25 +15,20 @@ import (
 // GDAL reads are blocking cgo calls: a server that accepts a connection and
 // never answers, or a local read that never returns, cannot be interrupted
 // from Go. So read runs in its own goroutine and the caller stops waiting;
-// abandoned is then true, the goroutine keeps what it holds until GDAL
-// returns (its own HTTP deadlines, storage.GDALConfig) and then calls
-// release. The skip is SkipCancelled when ctx was cancelled, else
+// abandoned is then true, the goroutine keeps what it holds (the
+// reader) until GDAL returns (its own HTTP deadlines, storage.GDALConfig),
+// and its result is dropped. The skip is SkipCancelled when ctx was cancelled, else
 // SkipUnreadable with a "scene read deadline exceeded" detail, which
 // TransientReads counts as transient.
-func runScene(ctx context.Context, d time.Duration, it *Item, read func(context.Context) sceneResult, release func()) (res sceneResult, abandoned bool) {
+func runScene(ctx context.Context, d time.Duration, it *Item, read func(context.Context) sceneResult) (res sceneResult, abandoned bool) {
 	sctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	done := make(chan sceneResult, 1)
 	var mu sync.Mutex
-	finished, gone := false, false
+	finished := false
 	go func() {
 		r := read(sctx)
 		mu.Lock()
-		if gone {
-			mu.Unlock()
-			release()
-			return
-		}
 		finished = true
 		mu.Unlock()
 		done <- r
@@ -48,7 +43,6 @@ func runScene(ctx context.Context, d time.Duration, it *Item, read func(context.
 		mu.Unlock()
 		return <-done, false
 	}
-	gone = true
 	mu.Unlock()
 	var ss sceneStats
 	if cause := context.Cause(sctx); errors.Is(cause, errBudgetSpent) {

@@ -82,9 +82,6 @@ type reader struct {
 	onRetry func(msg string)
 }
 
-// close releases the reader (its transforms live in trPool).
-func (r *reader) close() {}
-
 // openDS is one opened file of a scene.
 type openDS struct {
 	ds     *godal.Dataset

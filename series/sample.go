@@ -509,10 +509,10 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 				res, abandoned := runScene(actx, o.sceneTimeout(), job.item, func(sctx context.Context) sceneResult {
 					obs, ss := r.scene(sctx, job, grids, profiles)
 					return sceneResult{obs, ss}
-				}, r.close)
+				})
 				if abandoned {
-					// r stays with the blocked read, which closes it when
-					// GDAL returns; this worker goes on with a fresh reader.
+					// r stays with the blocked read until GDAL returns;
+					// this worker goes on with a fresh reader.
 					r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum}
 				}
 				free <- r
@@ -528,10 +528,6 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 		})
 	}
 	_ = g.Wait() // the scenes return no error: problems are in their stats
-	close(free)
-	for r := range free {
-		r.close()
-	}
 	return results
 }
 
