@@ -212,11 +212,11 @@ func (r *run) readSowing(in *inputs, known []string, raw *later[[]byte]) error {
 func (r *run) loadCatalog(ctx context.Context, in *inputs, owned []grid.Field, static *later[loadedCatalog]) error {
 	t0 := time.Now()
 	src := r.cfg.Catalog
-	cat, problems, finger, err := r.openCatalog(ctx, owned, static)
+	cat, problems, finger, err := r.openCatalog(ctx, in, owned, static)
 	if err != nil {
 		return err
 	}
-	in.cat, in.access, in.searchErr = cat, r.access(), r.searchErr
+	in.cat, in.access = cat, r.access()
 	for _, p := range problems {
 		r.m.addSkipped("catalog", p.Error())
 	}

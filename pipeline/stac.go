@@ -36,8 +36,9 @@ func frozenName(s Shard) string {
 
 // openCatalog loads the run's catalog (findCatalog) by the footprints of
 // this shard's talhões and the run's dates; a search is recorded in
-// run.json and its items frozen for the output.
-func (r *run) openCatalog(ctx context.Context, owned []grid.Field, static *later[loadedCatalog]) (*series.Catalog, []error, string, error) {
+// run.json and its items frozen for the output. A search that still fails
+// after its retries sets in.searchErr and gives an empty catalog.
+func (r *run) openCatalog(ctx context.Context, in *inputs, owned []grid.Field, static *later[loadedCatalog]) (*series.Catalog, []error, string, error) {
 	cfg := r.cfg
 	cat, problems, finger, res, err := findCatalog(ctx, catalogQuery{src: cfg.Catalog, allow: cfg.AllowHrefPrefix,
 		collections: cfg.Collections, fields: owned, from: cfg.From, to: cfg.AsOf, client: r.stacClient(), access: r.access(), static: static})
@@ -52,7 +53,7 @@ func (r *run) openCatalog(ctx context.Context, owned []grid.Field, static *later
 			r.m.CatalogSearch = &export.CatalogSearch{API: cfg.Catalog, Collections: cfg.Collections, Matched: -1}
 		}
 		r.m.CatalogSearch.Error = err.Error()
-		r.searchErr = err
+		in.searchErr = err
 		r.logf("%v: every talhão of this shard is incomplete", err)
 		empty, nerr := series.NewCatalog(nil, cfg.Catalog, cfg.AllowHrefPrefix)
 		return empty, nil, "search failed", nerr

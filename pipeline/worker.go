@@ -281,9 +281,6 @@ type run struct {
 	// frozen is the ItemCollection of a STAC API search's items
 	// (catalog/items.json), nil for a static catalog.
 	frozen *frozenCatalog
-	// searchErr is the STAC API search that failed after its retries: the
-	// shard's talhões are then all incomplete.
-	searchErr error
 	// keys is the shard's file of SINM keys (keysFile), nil when no talhão
 	// declares one; keysOut its record.
 	keys    []byte
