@@ -317,7 +317,10 @@ func writeSummary(w io.Writer, inds []export.IndicatorRow, levels map[string]*ex
 		}
 		contour := "–"
 		if r.ContourRequired != nil {
-			contour = map[bool]string{true: "yes", false: "no"}[*r.ContourRequired]
+			contour = "no"
+			if *r.ContourRequired {
+				contour = "yes"
+			}
 		}
 		tl, cl := "0", "0"
 		if r.TLevel != nil {
@@ -533,7 +536,11 @@ func writeFacts(w io.Writer, r export.IndicatorRow, seasons []export.SeasonRow) 
 	fmt.Fprintf(w, `<tr><td>T</td><td>%s %s</td></tr><tr><td>C</td><td>%s %s</td></tr>`, tt, level(r.TLevel), f1(r.CPct, " %"), level(r.CLevel))
 	fmt.Fprintf(w, `<tr><td>slope</td><td>mean %s · median %s · p90 %s</td></tr>`, f1(r.SlopeMeanPct, " %"), f1(r.SlopeMedianPct, " %"), f1(r.SlopeP90Pct, " %"))
 	if r.ContourRequired != nil {
-		fmt.Fprintf(w, `<tr><td>contour</td><td>%s (IN 3.2.1 I: slope ≥ 3 %%)</td></tr>`, map[bool]string{true: "required", false: "not required"}[*r.ContourRequired])
+		contour := "not required"
+		if *r.ContourRequired {
+			contour = "required"
+		}
+		fmt.Fprintf(w, `<tr><td>contour</td><td>%s (IN 3.2.1 I: slope ≥ 3 %%)</td></tr>`, contour)
 	}
 	for _, s := range seasons {
 		sow := "no sowing found"

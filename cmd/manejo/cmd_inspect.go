@@ -179,7 +179,10 @@ func printTable(w io.Writer, rows []export.IndicatorRow) error {
 		}
 		contour := "-"
 		if r.ContourRequired != nil {
-			contour = map[bool]string{true: "required", false: "no"}[*r.ContourRequired]
+			contour = "no"
+			if *r.ContourRequired {
+				contour = "required"
+			}
 		}
 		cl := optInt(r.CLevel)
 		if r.CLevel != nil && r.CLevelUncertain != nil && *r.CLevelUncertain {
