@@ -19,7 +19,7 @@ import (
 // (issue 19 defect 12: a 200 MB file padded with whitespace took 657 MB
 // when read whole); a feature over the cap stops the source with an error
 // naming it. 64 MiB holds a MultiPolygon of some two million vertices.
-var MaxFeatureBytes int64 = 64 << 20
+const MaxFeatureBytes int64 = 64 << 20
 
 // parseGeoJSON splits a FeatureCollection (or a single Feature) held in
 // memory into records; see readGeoJSON.

@@ -17,7 +17,7 @@ import (
 // read item by item, so memory grows with the largest item and the items
 // kept, not with the document (issue 19 defect 12: a catalog read whole
 // took 7× its size). An item over the cap is an error naming it.
-var MaxItemBytes int64 = 16 << 20
+const MaxItemBytes int64 = 16 << 20
 
 // readDocument reads one catalog document from open (which it may call a
 // second time): an ItemCollection or a single Item is streamed item by
