@@ -14,6 +14,7 @@ import (
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
+	"github.com/paulmach/orb"
 )
 
 // TestS3Archive reads the catalog through the storage package's opener and
@@ -22,26 +23,7 @@ import (
 func TestS3Archive(t *testing.T) {
 	s3test.StartS3(t, "archive")
 	ctx := context.Background()
-	dir := t.TempDir()
-	it, pts := s2Spec(4, 1200).build(t, dir, "s3scene", "2024-01-01T13:00:00Z")
-	writeJSON(t, filepath.Join(dir, "catalog.json"), collection(it))
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := storage.WriteFile(ctx, "s3://archive/s2/"+e.Name(), data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cat, errs := LoadCatalog(ctx, "s3://archive/s2/catalog.json", CatalogOptions{Open: storage.Open, AllowHrefPrefixes: []string{"s3://archive/"}})
-	if len(errs) > 0 || cat == nil {
-		t.Fatalf("LoadCatalog: %v", errs)
-	}
+	cat, pts := s3Scene(t, "s3scene")
 	if h := cat.Items[0].Assets["red"].Href; h != "s3://archive/s2/s3scene_red.tif" {
 		t.Fatalf("red href %s, want s3://archive/s2/s3scene_red.tif", h)
 	}
@@ -61,6 +43,35 @@ func TestS3Archive(t *testing.T) {
 			t.Errorf("obs %+v, want NDVI 0.5, NDTI 0.25", o)
 		}
 	}
+}
+
+// s3Scene writes one test scene named id and its catalog to
+// s3://archive/s2/ on the running S3 server and loads the catalog; it
+// returns the catalog and the scene's cell centres.
+func s3Scene(t *testing.T, id string) (*Catalog, []orb.Point) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	it, pts := s2Spec(4, 1200).build(t, dir, id, "2024-01-01T13:00:00Z")
+	writeJSON(t, filepath.Join(dir, "catalog.json"), collection(it))
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := storage.WriteFile(ctx, "s3://archive/s2/"+e.Name(), data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, errs := LoadCatalog(ctx, "s3://archive/s2/catalog.json", CatalogOptions{Open: storage.Open, AllowHrefPrefixes: []string{"s3://archive/"}})
+	if len(errs) > 0 || cat == nil {
+		t.Fatalf("LoadCatalog: %v", errs)
+	}
+	return cat, pts
 }
 
 // TestSceneAttemptsSeenByServer (issue 26): an asset on a loopback S3
@@ -84,27 +95,8 @@ func TestSceneAttemptsSeenByServer(t *testing.T) {
 	t.Setenv("AWS_MAX_ATTEMPTS", "1")
 	storage.ResetClient()
 	ctx := context.Background()
-	dir := t.TempDir()
-	it, pts := s2Spec(4, 1200).build(t, dir, "down", "2024-01-01T13:00:00Z")
-	writeJSON(t, filepath.Join(dir, "catalog.json"), collection(it))
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fl.Off.Store(true)
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := storage.WriteFile(ctx, "s3://archive/s2/"+e.Name(), data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cat, errs := LoadCatalog(ctx, "s3://archive/s2/catalog.json", CatalogOptions{Open: storage.Open, AllowHrefPrefixes: []string{"s3://archive/"}})
-	if len(errs) > 0 || cat == nil {
-		t.Fatalf("LoadCatalog: %v", errs)
-	}
+	cat, pts := s3Scene(t, "down")
 	fl.Off.Store(false)
 	cfg := []string{"GDAL_HTTP_MAX_RETRY=0"}
 	for k, v := range storage.GDALConfig() {
