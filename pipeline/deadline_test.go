@@ -24,9 +24,6 @@ import (
 // configuration error (exit 2).
 func TestInputDeadlines(t *testing.T) {
 	dir := archive(t)
-	old := storage.CallTimeout
-	storage.CallTimeout = 300 * time.Millisecond
-	defer func() { storage.CallTimeout = old }()
 	for _, which := range []string{"fields", "dem"} {
 		t.Run(which, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), map[string]string{"fields": "talhoes.geojson", "dem": "dem.tif"}[which])
@@ -39,6 +36,7 @@ func TestInputDeadlines(t *testing.T) {
 				}
 			}()
 			cfg := baseConfig(t, dir, t.TempDir())
+			cfg.callTimeout = 300 * time.Millisecond
 			if which == "fields" {
 				cfg.Fields = fifo
 			} else {
@@ -95,10 +93,8 @@ func TestDEMReadDeadline(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	old := storage.CallTimeout
-	storage.CallTimeout = 5 * time.Second // the open (header only, loopback) must fit in it on a loaded machine
-	defer func() { storage.CallTimeout = old }()
 	cfg := baseConfig(t, dir, t.TempDir())
+	cfg.callTimeout = 5 * time.Second // the open (header only, loopback) must fit in it on a loaded machine
 	cfg.DEM = srv.URL + "/dem.tif"
 	t0 := time.Now()
 	sum, err := Run(context.Background(), cfg)

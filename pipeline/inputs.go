@@ -240,7 +240,7 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 	if pre != nil {
 		dem, err = pre.get()
 	} else {
-		dem, err = storage.Bounded(ctx, storage.CallTimeout, "open "+src, func(c context.Context) (*slope.DEM, error) {
+		dem, err = storage.Bounded(ctx, r.cfg.callDeadline(), "open "+src, func(c context.Context) (*slope.DEM, error) {
 			return r.openSTACDEM(c, strings.TrimPrefix(src, "stac:"), owned)
 		}, func(d *slope.DEM) { d.Close() })
 	}
@@ -346,7 +346,7 @@ func readFields(ctx context.Context, cfg Config, finger map[string]string) ([]gr
 		errs   []error
 		hash   string
 	}
-	res, err := storage.Bounded(ctx, storage.CallTimeout, "read talhões "+src, func(c context.Context) (read, error) {
+	res, err := storage.Bounded(ctx, cfg.callDeadline(), "read talhões "+src, func(c context.Context) (read, error) {
 		r := read{hash: "remote"}
 		if storage.KindOf(src) == storage.Local {
 			h, err := hashFile(c, src) // streamed: the file is never whole in memory (issue 19 defect 12)

@@ -72,7 +72,7 @@ func (p *slopeReads) get(id string) (slopeRead, bool) {
 // readSlope reads talhão f's slope from the DEM within
 // storage.CallTimeout; a read that passes it marks the DEM stuck.
 func (s *stage) readSlope(ctx context.Context, f grid.Field) (slope.Result, error) {
-	sr, err := storage.Bounded(ctx, storage.CallTimeout, "read the DEM window", func(c context.Context) (slope.Result, error) { return s.in.dem.Field(c, f) }, nil)
+	sr, err := storage.Bounded(ctx, s.in.cfg.callDeadline(), "read the DEM window", func(c context.Context) (slope.Result, error) { return s.in.dem.Field(c, f) }, nil)
 	if errors.Is(err, storage.ErrDeadline) {
 		s.in.demStuck.Store(true)
 	}
@@ -126,7 +126,7 @@ func (r *run) startDEM(ctx context.Context) *later[*slope.DEM] {
 		return nil
 	}
 	return goLater(func() (*slope.DEM, error) {
-		return storage.Bounded(ctx, storage.CallTimeout, "open "+src, func(c context.Context) (*slope.DEM, error) {
+		return storage.Bounded(ctx, r.cfg.callDeadline(), "open "+src, func(c context.Context) (*slope.DEM, error) {
 			return slope.Open(c, src)
 		}, func(d *slope.DEM) { d.Close() })
 	})

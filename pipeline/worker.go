@@ -140,6 +140,18 @@ type Config struct {
 	// every batch and at the end (see Progress, Bar, LogProgress). Without
 	// it, every batch also writes a line to Progress.
 	OnProgress func(Progress)
+	// callTimeout bounds the reads of the talhões file and the DEM
+	// (callDeadline); 0 means storage.CallTimeout. Tests shorten it.
+	callTimeout time.Duration
+}
+
+// callDeadline is the bound of one read of an input GDAL or the file
+// system may block in (storage.CallTimeout unless callTimeout is set).
+func (c Config) callDeadline() time.Duration {
+	if c.callTimeout > 0 {
+		return c.callTimeout
+	}
+	return storage.CallTimeout
 }
 
 // ErrOperatorCNPJ is Run's error for a Config.OperatorCNPJ that is not a

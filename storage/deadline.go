@@ -16,8 +16,8 @@ var ErrDeadline = errors.New("storage: deadline exceeded")
 // reading one talhão's DEM window. Each HTTP request has its own, shorter
 // deadlines (GDALConfig, RequestTimeout); this one also ends a read that no
 // HTTP timeout covers (a FIFO, a hung network file system, a server that
-// trickles bytes). A variable so tests can shorten it.
-var CallTimeout = 10 * time.Minute
+// trickles bytes).
+const CallTimeout = 10 * time.Minute
 
 // Bounded runs f under a deadline of d (no deadline when d ≤ 0) and ctx,
 // and returns its result, or — when the deadline passes or ctx is done

@@ -79,11 +79,9 @@ func TestNoTestSetsPackageVar(t *testing.T) {
 }
 
 // known are the package-level variables tests still set (issue 29 note
-// issue-29-seams.md): storage.CallTimeout (pipeline's deadline tests
-// shorten it; it belongs in the run's configuration) and
-// sinm/client.Environments (a cmd test points hml at a loopback SINM).
+// issue-29-seams.md): sinm/client.Environments (a cmd test points hml at
+// a loopback SINM).
 var known = map[string]bool{
-	module + "storage.CallTimeout":      true,
 	module + "sinm/client.Environments": true,
 }
 
