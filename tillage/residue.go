@@ -45,6 +45,10 @@ type residueLevel struct {
 	r, se, ndti float64
 	n           int
 	first, last time.Time
+	// from is the first date of the piece's final run of dates whose
+	// straw share is below lowResidueCover, prev the bare date before it
+	// (zero when the run starts the piece).
+	from, prev time.Time
 }
 
 // residueIn measures the residue level of one short piece, false when it
@@ -96,13 +100,43 @@ func residueIn(seg []pooledObs, p Params) (residueLevel, bool) {
 		nd[i] = o.ndti
 	}
 	sigma := robustSigma(rs, p.MinSigma, nil)
-	return residueLevel{r: num.Median(v), ndti: num.Median(nd), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}, true
+	l := residueLevel{r: num.Median(v), ndti: num.Median(nd), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}
+	l.from, l.prev = lowRun(rs, sigma)
+	return l, true
+}
+
+// lowRunK is how many date-to-date standard deviations above
+// lowResidueCover a date's straw share must lie to end a run of low dates:
+// one reading's noise (a wet or hazy date) must not, a season of straw
+// must.
+const lowRunK = 2.0
+
+// lowRun returns the first date of the final run of rs (dated straw
+// shares in value) not held above lowResidueCover (no share above it by
+// more than lowRunK σ, σ the date-to-date scatter) and the date before
+// it (zero when the run starts rs). A revolving missed inside the piece
+// lies before that run, not before the piece's first date: dating it
+// there never gives T a year the talhão kept its straw.
+func lowRun(rs []clearObs, sigma float64) (from, prev time.Time) {
+	held := func(c clearObs) bool { return c.value > lowResidueCover+lowRunK*sigma }
+	i := len(rs) - 1
+	for i > 0 && (held(rs[i]) || !(rs[i].value < lowResidueCover)) {
+		i--
+	}
+	for i > 0 && !held(rs[i-1]) {
+		i--
+	}
+	if i > 0 {
+		prev = rs[i-1].date
+	}
+	return rs[i].date, prev
 }
 
 // lowResidueBreaks returns, for each short piece of pl (shortSegments)
-// whose residue level is below lowResidueCover, a break dated at its
-// first bare date (Before = After = Date: the revolving happened on or
-// before it), with the level in PostLevel, the bound in PreLevel, its
+// whose residue level is below lowResidueCover, a break dated at the
+// first date of the piece's final run of low dates (After = Date: the
+// revolving happened on or before it; Before = the bare date before that
+// run, or Date when the run starts the piece), with the level in PostLevel, the bound in PreLevel, its
 // standard error in Sigma and (bound − level)/SE in MagnitudeSigma.
 func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 	var out []Break
@@ -111,7 +145,11 @@ func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) || p.portfolio.residueAlike(l.first, l.last, l.ndti) {
 			continue
 		}
-		out = append(out, Break{Date: l.first, Before: l.first, After: l.first, Test: TestLowResidue,
+		before := l.prev
+		if before.IsZero() {
+			before = l.from
+		}
+		out = append(out, Break{Date: l.from, Before: before, After: l.from, Test: TestLowResidue,
 			MagnitudeSigma: (lowResidueCover - l.r) / l.se, Sigma: l.se, PreLevel: lowResidueCover, PostLevel: l.r})
 	}
 	return out

@@ -147,3 +147,38 @@ func TestLowResidueSoil(t *testing.T) {
 		t.Errorf("bare window, soil NDTI 0.03: events %+v, want one %s event", ev, TestLowResidue)
 	}
 }
+
+// TestLowRun: the low-residue event is dated at the first date of the
+// final run of dates not held above the bound (a date ends the run only
+// when its share lies above the bound by more than 2 σ: one wet or hazy
+// reading does not), the date before it bracketing the revolving, so a revolving missed inside a piece never gives T a year
+// the straw was still there (a piece at 30 % until a date, at 5 % after,
+// is revolved after that date, not before the piece's first one).
+func TestLowRun(t *testing.T) {
+	day := func(i int) time.Time { return time.Date(2021, 3, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 8*i) }
+	obs := func(vs ...float64) []clearObs {
+		out := make([]clearObs, len(vs))
+		for i, v := range vs {
+			out[i] = clearObs{date: day(i), value: v}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name       string
+		rs         []clearObs
+		from, prev time.Time
+	}{
+		{"all low", obs(0.05, 0.04, 0.06, 0.05), day(0), time.Time{}},
+		{"straw, then low", obs(0.30, 0.32, 0.05, 0.04, 0.06), day(2), day(1)},
+		{"low, a blip within the noise, low", obs(0.05, 0.20, 0.04, 0.05), day(0), time.Time{}},
+		{"low, a date held above the bound, low", obs(0.05, 0.30, 0.04, 0.05), day(2), day(1)},
+		{"low run, then one last date above the bound", obs(0.05, 0.04, 0.06, 0.18), day(0), time.Time{}},
+		{"low run, then a last date held above it", obs(0.05, 0.04, 0.06, 0.30), day(0), time.Time{}},
+	} {
+		from, prev := lowRun(c.rs, 0.04)
+		if !from.Equal(c.from) || !prev.Equal(c.prev) {
+			t.Errorf("%s: low run from %s (before it %s), want from %s (before it %s)", c.name,
+				from.Format(time.DateOnly), prev.Format(time.DateOnly), c.from.Format(time.DateOnly), c.prev.Format(time.DateOnly))
+		}
+	}
+}
