@@ -123,7 +123,7 @@ func TestKilledProcess(t *testing.T) {
 			t.Errorf("stderr line is not JSON: %q", sc.Text())
 			continue
 		}
-		if rec["msg"] == "progress" && !killed {
+		if batchCommitted(rec) && !killed {
 			for _, k := range []string{"level", "shard", "batch", "done", "total", "rate", "eta"} {
 				if _, ok := rec[k]; !ok {
 					t.Errorf("progress record lacks %q: %s", k, sc.Text())
