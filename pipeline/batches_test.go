@@ -110,6 +110,7 @@ func TestBatchCellScenesSameRows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Parallel()
 	ref, _ := reference(t)
 	out := t.TempDir()
 	cfg := baseConfig(t, archive(t), out)

@@ -265,6 +265,7 @@ func TestCacheTruncatedPartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs skipped in -short mode")
 	}
+	t.Parallel()
 	dir := cacheArchive(t)
 	ref, cdir := primed(t, dir)
 	parts, err := filepath.Glob(filepath.Join(cdir, "observations-v1", "*.parquet"))
@@ -350,6 +351,7 @@ func TestCacheInvalidation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs skipped in -short mode")
 	}
+	t.Parallel()
 	src := cacheArchive(t)
 	ref, cdir := primed(t, src)
 
@@ -411,6 +413,7 @@ func TestCacheConcurrentShardsAndKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs skipped in -short mode")
 	}
+	t.Parallel()
 	dir := cacheArchive(t)
 	ref, _ := primed(t, dir)
 	served := func(t *testing.T, what, cdir string) {

@@ -100,6 +100,7 @@ func TestKilledProcess(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("SIGKILL is POSIX")
 	}
+	t.Parallel()
 	dir := archive(t)
 	ref, _ := reference(t)
 	bin := manejoBinary(t)
@@ -165,6 +166,7 @@ func TestCorruptCOG(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Parallel()
 	src := archive(t)
 	dir := t.TempDir()
 	const scene, band = "S2A_21LXG_20250725_0_L2A", "B04.tif"

@@ -61,6 +61,7 @@ func TestAnalyseCrops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Parallel()
 	dir := archive(t)
 	runOut, _ := reference(t)
 	base := baseConfig(t, dir, runOut)

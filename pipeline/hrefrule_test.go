@@ -19,6 +19,7 @@ import (
 // add. With one scene outside the rule the run goes on and that scene is
 // skipped as bad-href, as before.
 func TestHrefRuleRefusesAll(t *testing.T) {
+	t.Parallel()
 	dir := archive(t)
 	items := archiveItems(t, dir) // hrefs made absolute, into dir
 	away := filepath.Join(t.TempDir(), "cat")

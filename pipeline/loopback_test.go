@@ -27,6 +27,7 @@ func TestLoopbackAPIMirror(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Parallel()
 	dir := archive(t)
 	ref, _ := reference(t)
 	srv := stactest.New(t, testkit.Features(t, filepath.Join(dir, "catalog.json"))) // hrefs as synth writes them: relative

@@ -25,6 +25,7 @@ func TestOperatorCNPJ(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Parallel()
 	const cnpj, digits = "11.222.333/0001-81", "11222333000181"
 	ctx := context.Background()
 	dir := archive(t)

@@ -19,6 +19,7 @@ func TestReadPassSameOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs skipped in -short mode")
 	}
+	t.Parallel()
 	ref, _ := reference(t)
 	cfg := baseConfig(t, archive(t), t.TempDir())
 	cfg.ReadPass, cfg.ReadCells, cfg.ReadPairs = ReadPassOn, 40, 2000

@@ -85,6 +85,7 @@ func TestRetryOnAnotherHost(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("SIGKILL, zombies and UTS namespaces are Linux")
 	}
+	t.Parallel()
 	dir := archive(t)
 	ref, _ := reference(t)
 	bin := manejoBinary(t)
@@ -132,6 +133,7 @@ func TestTwoLiveRunsExclude(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the pipeline")
 	}
+	t.Parallel()
 	dir := archive(t)
 	ref, _ := reference(t)
 	out := t.TempDir()

@@ -48,6 +48,7 @@ func TestUndeclaredPracticesAndKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the pipeline")
 	}
+	t.Parallel()
 	dir := archive(t)
 	fields := filepath.Join(t.TempDir(), "talhoes.geojson")
 	const keyA, keyB = "KEY-SYN1-7f3a9c-secret", "KEY-SYN3-11b0d2-secret"

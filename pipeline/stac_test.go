@@ -60,6 +60,7 @@ func archiveItems(t *testing.T, dir string) []json.RawMessage {
 // does too. run.json records the API, the query, the pages, the duplicate
 // and the retry.
 func TestRunAgainstSTACAPI(t *testing.T) {
+	t.Parallel()
 	dir := archive(t)
 	ref, _ := reference(t)
 	bin := manejoBinary(t)
@@ -151,6 +152,7 @@ func setFlag(args []string, name, v string) {
 // with it the scenes are read unmasked, every observation read is flagged
 // no-qa in observations.parquet, and run.json records the choice.
 func TestAllowMissingQA(t *testing.T) {
+	t.Parallel()
 	dir := archive(t)
 	tmp := t.TempDir()
 	var feats []map[string]any
@@ -218,6 +220,7 @@ func TestAllowMissingQA(t *testing.T) {
 // real — with the search's error in run.json; an API answering 400 (a bad
 // query, no use retrying) stops the run with ErrCatalogSearch instead.
 func TestSearchFailure(t *testing.T) {
+	t.Parallel()
 	dir := archive(t)
 	var searches atomic.Int32
 	status := http.StatusServiceUnavailable

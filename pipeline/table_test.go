@@ -99,6 +99,7 @@ func TestAnalyseReproducesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
+	t.Parallel()
 	dir := archive(t)
 	runOut, _ := reference(t)
 	table := filepath.Join(t.TempDir(), "observations.csv")

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/manejo/manejo/export"
@@ -25,10 +26,24 @@ func TestRunAgainstTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
 	}
-	var total matchCount
-	for _, seed := range []int64{1, 2, 3} {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { total.add(checkAgainstTruth(t, seed)) })
-	}
+	t.Parallel()
+	var (
+		mu    sync.Mutex
+		total matchCount
+	)
+	// The three archives are independent: built and run side by side, the
+	// group returning once all three have.
+	t.Run("seeds", func(t *testing.T) {
+		for _, seed := range []int64{1, 2, 3} {
+			t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+				t.Parallel()
+				m := checkAgainstTruth(t, seed)
+				mu.Lock()
+				defer mu.Unlock()
+				total.add(m)
+			})
+		}
+	})
 	// Tillage events over the three archives: an event matches a true
 	// operation when the operation lies in the event's dating interval
 	// (last clear date before the break, first clear date after it], give
