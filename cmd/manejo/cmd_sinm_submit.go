@@ -67,7 +67,7 @@ func (f *sinmFlags) endpoints() (client.Environment, error) {
 	case f.env != "" && (f.apiURL != "" || f.tokenURL != ""):
 		return client.Environment{}, usagef("--env and --api-url/--token-url exclude each other")
 	case f.env != "":
-		e, ok := client.Environments[f.env]
+		e, ok := client.LookupEnvironment(f.env)
 		if !ok {
 			return e, usagef("--env must be hml or prd, not %q", f.env)
 		}

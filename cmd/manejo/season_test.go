@@ -10,7 +10,6 @@ import (
 	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/synth"
-	"github.com/manejo/manejo/sinm/client"
 	"github.com/manejo/manejo/sinm/client/clienttest"
 	"github.com/manejo/manejo/stacapi/stactest"
 )
@@ -45,10 +44,10 @@ func TestOperatorSeason(t *testing.T) {
 			fake.Racional[k] = `{"scoreFinal": 3, "scoreMedio": 3.0, "indicadores": [{"nome": "Tempo sem revolvimento", "scoreParcial": 1}]}`
 		}
 	}
-	hml := client.Environments["hml"]
-	client.Environments["hml"] = client.Environment{TokenURL: fake.TokenURL(), APIURL: fake.URL}
-	t.Cleanup(func() { client.Environments["hml"] = hml })
-	fill := strings.NewReplacer("<operator CNPJ>", "11.444.777/0001-61", "<API root>", srv.URL,
+	// SINM's homologação is the loopback fake: --api-url/--token-url
+	// (README: they replace --env for other installations).
+	fill := strings.NewReplacer("--env hml", "--api-url "+fake.URL+" --token-url "+fake.TokenURL(),
+		"<operator CNPJ>", "11.444.777/0001-61", "<API root>", srv.URL,
 		"<company CNPJ digits>", company, "<secret>", secret)
 
 	t.Chdir(work)

@@ -78,12 +78,8 @@ func TestNoTestSetsPackageVar(t *testing.T) {
 	}
 }
 
-// known are the package-level variables tests still set (issue 29 note
-// issue-29-seams.md): sinm/client.Environments (a cmd test points hml at
-// a loopback SINM).
-var known = map[string]bool{
-	module + "sinm/client.Environments": true,
-}
+// known are the package-level variables tests may still set: none.
+var known = map[string]bool{}
 
 // checkTestFile reports the package-level variables of vars that the test
 // file p sets.

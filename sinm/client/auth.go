@@ -22,17 +22,23 @@ type Environment struct {
 	TokenURL, APIURL string
 }
 
-// Environments are the public SINM installations: hml (homologação, realm
-// zarcnm-h) and prd (produção, realm zarcnm).
-var Environments = map[string]Environment{
-	"hml": {
-		TokenURL: "https://www.keycloak.cnptia.embrapa.br/realms/zarcnm-h/protocol/openid-connect/token",
-		APIURL:   "https://www.zarcnm-h.cnptia.embrapa.br",
-	},
-	"prd": {
-		TokenURL: "https://www.keycloak.cnptia.embrapa.br/realms/zarcnm/protocol/openid-connect/token",
-		APIURL:   "https://www.zarcnm.cnptia.embrapa.br",
-	},
+// LookupEnvironment returns the public SINM installation named name: hml
+// (homologação, realm zarcnm-h) or prd (produção, realm zarcnm); false
+// for any other name.
+func LookupEnvironment(name string) (Environment, bool) {
+	switch name {
+	case "hml":
+		return Environment{
+			TokenURL: "https://www.keycloak.cnptia.embrapa.br/realms/zarcnm-h/protocol/openid-connect/token",
+			APIURL:   "https://www.zarcnm-h.cnptia.embrapa.br",
+		}, true
+	case "prd":
+		return Environment{
+			TokenURL: "https://www.keycloak.cnptia.embrapa.br/realms/zarcnm/protocol/openid-connect/token",
+			APIURL:   "https://www.zarcnm.cnptia.embrapa.br",
+		}, true
+	}
+	return Environment{}, false
 }
 
 // ErrCredentials is Keycloak refusing the client (a 4xx from the token
