@@ -86,10 +86,10 @@ func reference(tb testing.TB) (string, Summary) {
 
 // The end-to-end tests of this package call t.Parallel unless they change
 // process-wide state: environment variables (t.Setenv, which every test on
-// the S3 protocol server does through s3test), package variables
-// (storage.CallTimeout) or the reference run's folder (TestRunEndToEnd
-// reruns into it). Go starts the parallel tests only once
-// every sequential one has ended, so they never meet such a change; among
+// the S3 protocol server does through s3test) or the reference run's
+// folder (TestRunEndToEnd reruns into it). Go starts the parallel tests
+// only once every sequential one has ended, so they never meet such a
+// change; among
 // themselves they share the archives, the reference run and the manejo
 // binary read-only, each writing into its own temporary folders. Their
 // waits (a lease's TTL, a killed child, a throttled API) then overlap
