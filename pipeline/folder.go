@@ -78,15 +78,17 @@ func outputsUnion(a, b []export.Output) []export.Output {
 
 // removeStale removes the outputs a previous run listed that this run does
 // not publish again: the payload of a talhão that now fails or left the
-// input, a part file of another layout.
-func removeStale(ctx context.Context, out string, prev, now []export.Output) []string {
+// input, a part file of another layout. The payload of a talhão another
+// shard now owns (others) is that shard's to write and is kept: shards
+// run at once, and the new owner may have published it already.
+func removeStale(ctx context.Context, out string, prev, now []export.Output, others map[string]bool) []string {
 	keep := make(map[string]bool, len(now))
 	for _, o := range now {
 		keep[o.Path] = true
 	}
 	var removed []string
 	for _, o := range prev {
-		if keep[o.Path] || !validOutputPath(o.Path) {
+		if keep[o.Path] || !validOutputPath(o.Path) || o.FieldID != "" && others[o.FieldID] {
 			continue
 		}
 		if err := storage.Remove(ctx, storage.Join(out, o.Path)); err == nil {

@@ -350,3 +350,39 @@ func raceLease(t *testing.T, out string, n int, lt leaseTimes) ([]*lease, []erro
 	wg.Wait()
 	return locks, errs
 }
+
+// TestRemoveStaleKeepsOtherShards: a re-run removes what its previous run
+// wrote and it does not write again — the payload of a talhão that left
+// the input, a part of another layout — but not the payload of a talhão
+// another shard now owns: that shard may have published it already
+// (shards run at once), and removing it would leave the talhão ok with no
+// payload.
+func TestRemoveStaleKeepsOtherShards(t *testing.T) {
+	out := t.TempDir()
+	prev := []export.Output{
+		{Path: "sinm/A.json", FieldID: "A"}, // still this shard's, published again
+		{Path: "sinm/B.json", FieldID: "B"}, // moved to another shard
+		{Path: "sinm/C.json", FieldID: "C"}, // left the input
+		{Path: "cells/part-old.parquet"},    // another layout
+	}
+	for _, o := range prev {
+		p := filepath.Join(out, filepath.FromSlash(o.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := []export.Output{{Path: "sinm/A.json", FieldID: "A"}}
+	removed := removeStale(context.Background(), out, prev, now, map[string]bool{"B": true})
+	if got := strings.Join(removed, " "); got != "sinm/C.json cells/part-old.parquet" {
+		t.Errorf("removed %q, want the payload of the talhão that left and the old part", got)
+	}
+	for path, want := range map[string]bool{"sinm/A.json": true, "sinm/B.json": true, "sinm/C.json": false, "cells/part-old.parquet": false} {
+		_, err := os.Stat(filepath.Join(out, filepath.FromSlash(path)))
+		if (err == nil) != want {
+			t.Errorf("%s on disk: %v, want %v", path, err == nil, want)
+		}
+	}
+}

@@ -131,12 +131,15 @@ func (r *run) shardTiles(static *later[loadedCatalog]) map[tileID]bool {
 }
 
 // owned records the unreadable talhões of this shard in the manifest and
+// the talhões another shard owns in r.others, and
 // returns the readable ones, sorted by id; tiles are the imagery's tiles
 // spatial shards are planned on (nil: every tile).
 func (r *run) owned(fields []grid.Field, readErrs []error, tiles map[tileID]bool) []grid.Field {
+	r.others = map[string]bool{}
 	for _, e := range readErrs {
 		id := fieldIDOf(e)
 		if id != "" && !r.cfg.Shard.Owns(id) {
+			r.others[id] = true
 			continue
 		}
 		if id == "" && r.cfg.Shard.Index != 0 {
@@ -149,6 +152,7 @@ func (r *run) owned(fields []grid.Field, readErrs []error, tiles map[tileID]bool
 	owns := r.cfg.owner(fields, tiles)
 	for _, f := range fields {
 		if !owns(f.ID) {
+			r.others[f.ID] = true
 			continue
 		}
 		if other, ok := clash[f.ID]; ok {

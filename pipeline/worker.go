@@ -303,6 +303,9 @@ type run struct {
 	// min records the tiles the run's remote reads need: the least they
 	// could have fetched (run.json io min_bytes).
 	min *series.Minimum
+	// others are the talhões of the input another shard owns (owned):
+	// their payloads are not this shard's to remove.
+	others map[string]bool
 }
 
 // logf writes a message to Progress and Log, when set.
@@ -417,7 +420,7 @@ func (r *run) finish(ctx context.Context, st *stage, nb int, sum Summary) (Summa
 		return sum, err
 	}
 	m.Outputs = append(append(parts, payloads...), frozen...)
-	for _, p := range removeStale(ctx, r.cfg.Out, prevOuts, m.Outputs) {
+	for _, p := range removeStale(ctx, r.cfg.Out, prevOuts, m.Outputs, r.others) {
 		m.Warnings = append(m.Warnings, fmt.Sprintf("removed %s: an earlier run wrote it and this run does not", p))
 	}
 	m.Record("publish", time.Since(t0))
