@@ -36,6 +36,9 @@ func (c Config) Validate() error {
 	if c.ShardBy != "" && c.ShardBy != ShardBySpace && c.ShardBy != ShardByHash {
 		return fmt.Errorf("%w: --shard-by %q: want %s or %s", ErrConfig, c.ShardBy, ShardBySpace, ShardByHash)
 	}
+	if b := c.ShardBlockPx; b != 0 && b != -1 && (b < 64 || b > 8192) {
+		return fmt.Errorf("%w: --shard-block-px %d: want 0 (the default, %d), -1 (the cut on grid lines) or a block side of 64–8192 px", ErrConfig, b, DefaultShardBlockPx)
+	}
 	if c.ReadPass != "" && c.ReadPass != ReadPassAuto && c.ReadPass != ReadPassOn && c.ReadPass != ReadPassOff {
 		return fmt.Errorf("%w: --read-pass %q: want %s, %s or %s", ErrConfig, c.ReadPass, ReadPassAuto, ReadPassOn, ReadPassOff)
 	}

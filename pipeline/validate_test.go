@@ -24,6 +24,13 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("a complete configuration: %v", err)
 	}
+	for _, px := range []int{-1, 0, 64, 512, 1024, 8192} {
+		c := ok
+		c.ShardBlockPx = px
+		if err := c.Validate(); err != nil {
+			t.Errorf("--shard-block-px %d: %v", px, err)
+		}
+	}
 	for _, tc := range []struct {
 		change func(*Config)
 		want   string
@@ -36,6 +43,9 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.IOConcurrency = -1 }, "--io-concurrency -1"},
 		{func(c *Config) { c.BatchSize = -1 }, "--batch-size -1"},
 		{func(c *Config) { c.ShardBy = "random" }, `--shard-by "random": want space or hash`},
+		{func(c *Config) { c.ShardBlockPx = 1 }, "--shard-block-px 1: want 0 (the default, 1024), -1"},
+		{func(c *Config) { c.ShardBlockPx = -7 }, "--shard-block-px -7"},
+		{func(c *Config) { c.ShardBlockPx = 16384 }, "--shard-block-px 16384"},
 		{func(c *Config) { c.ReadPass = "maybe" }, `--read-pass "maybe": want auto, on or off`},
 		{func(c *Config) { c.IDField = "cpfProdutor" }, "--id-field: "},
 		{func(c *Config) { c.From = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC) }, "--from 2026-07-01 is after --as-of 2026-06-30"},
