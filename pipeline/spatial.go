@@ -284,8 +284,10 @@ func cutsBy(cum []float64, n int, score func(i int) float64) []int {
 	for j := 1; j < n; j++ {
 		ideal := float64(j) * mean
 		rest := float64(n - j)
-		from := max(cum[prev]+lo, total-rest*hi)
-		to := min(cum[prev]+hi, total-rest*lo)
+		// float64(…) rounds the product: no fused multiply-add (arm64),
+		// so every architecture cuts alike.
+		from := max(cum[prev]+lo, total-float64(rest*hi))
+		to := min(cum[prev]+hi, total-float64(rest*lo))
 		best, bestScore, bestDist := -1, 0.0, 0.0
 		for i := max(prev, sort.SearchFloat64s(cum, from)); i <= items && cum[i] <= to; i++ {
 			l, d := score(i), math.Abs(cum[i]-ideal)
