@@ -53,12 +53,7 @@ type Medians struct {
 // p's tuning is the one the step test uses (DefaultParams' unless changed).
 func NewMedians(cells []Cell, p Params) Medians {
 	p.tune = p.tune.withDefaults()
-	var interior [][]Obs
-	for _, c := range cells {
-		if !c.Border {
-			interior = append(interior, c.Obs)
-		}
-	}
+	interior := interiorObs(cells)
 	var m Medians
 	for _, o := range bareSeries(pooled(interior), p) {
 		m.dates = append(m.dates, o.date)

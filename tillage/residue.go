@@ -244,12 +244,7 @@ func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
 		return Residue{}, false
 	}
 	p.tune = p.tune.withDefaults()
-	var interior [][]Obs
-	for _, c := range cells {
-		if !c.Border {
-			interior = append(interior, c.Obs)
-		}
-	}
+	interior := interiorObs(cells)
 	pl := pooled(interior)
 	for len(pl) > 0 && pl[len(pl)-1].Date.After(asOf) {
 		pl = pl[:len(pl)-1]

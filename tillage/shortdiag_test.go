@@ -48,16 +48,6 @@ func TestShortDiag(t *testing.T) {
 	}
 }
 
-func interiorObs(cells []Cell) [][]Obs {
-	var out [][]Obs
-	for _, c := range cells {
-		if !c.Border {
-			out = append(out, c.Obs)
-		}
-	}
-	return out
-}
-
 func fmtDates(ds []time.Time) string {
 	s := ""
 	for _, d := range ds {

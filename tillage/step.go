@@ -425,12 +425,7 @@ func StrongestStep(cells []Cell, p Params, asOf time.Time) (Break, bool) {
 		return Break{}, false
 	}
 	p.tune = p.tune.withDefaults()
-	var interior [][]Obs
-	for _, c := range cells {
-		if !c.Border {
-			interior = append(interior, c.Obs)
-		}
-	}
+	interior := interiorObs(cells)
 	best, found := Break{MagnitudeSigma: math.Inf(-1)}, false
 	for _, pl := range shortSegments(pooled(interior)) {
 		s := stepSeries(pl, p)
@@ -452,3 +447,15 @@ func StrongestStep(cells []Cell, p Params, asOf time.Time) (Break, bool) {
 
 // StepK is the step test's threshold, in standard errors (see stepBreaks).
 const StepK = stepK
+
+// interiorObs returns the observations of the interior cells (not Border)
+// of cells, in their order: what the talhão-level tests pool.
+func interiorObs(cells []Cell) [][]Obs {
+	var out [][]Obs
+	for _, c := range cells {
+		if !c.Border {
+			out = append(out, c.Obs)
+		}
+	}
+	return out
+}
