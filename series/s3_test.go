@@ -78,7 +78,8 @@ func s3Scene(t *testing.T, id string) (*Catalog, []orb.Point) {
 // server answering 503 for ever is attempted SceneAttempts times in a run,
 // not SceneAttempts times in each Sample that needs it. A run's read pass
 // and two batches (three Samples sharing its RetryBudget) send the server
-// what one Sample of 3 attempts sends, all of it in the read pass, and
+// what one Sample of 3 attempts sends (within one GET per attempt, which
+// GDAL's timing varies), all of it in the read pass, and
 // manejo asks the store 3 times in all whether the object is there (one
 // HEAD per failed attempt); the batches send nothing. Before, each batch
 // made its 3 attempts again (3 times the requests). GDAL's and the SDK's
@@ -133,8 +134,13 @@ func TestSceneAttemptsSeenByServer(t *testing.T) {
 		}
 		total, asked = total+n, asked+h
 	}
-	if total != one || asked != 3 {
-		t.Errorf("the run (read pass and 2 batches): %d requests, %d HEADs; want one Sample's %d, and 3", total, asked, one)
+	// The attempts are counted exactly by manejo's HEADs; the GETs within
+	// one failed attempt vary by one with GDAL's timing (7 or 8 for 3
+	// attempts, seen under load), so the run's total is held to one
+	// Sample's within one request per attempt — well below the 3 Samples'
+	// worth the old per-Sample count sent.
+	if asked != 3 || total < one-3 || total > one+3 {
+		t.Errorf("the run (read pass and 2 batches): %d requests, %d HEADs; want one Sample's %d (± 1 per attempt), and 3", total, asked, one)
 	}
 	t.Logf("one Sample of 3 attempts: %d requests (%d HEADs); the run: read pass %d, batches 0", one, oneAsked, pass)
 }
