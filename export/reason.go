@@ -42,7 +42,8 @@ type ReasonCode string
 const (
 	CodeNoObservation ReasonCode = "no-observation" // T or C: no clear observation in the archive
 	CodeUndecided     ReasonCode = "undecided"      // T: the history does not decide the level
-	CodeNearestStep   ReasonCode = "nearest-step"   // T: how near a talhão without an event came to one
+	CodeNearestStep   ReasonCode = "nearest-step"   // T: how near a talhão without an event came to a step
+	CodeNearestLevel  ReasonCode = "nearest-level"  // T: how near its window's residue cover came to a low-residue event
 	CodeMissing       ReasonCode = "missing"        // C: some season's cover is missing
 	CodeNoDEM         ReasonCode = "no-dem"         // slope: no usable DEM
 	CodeDEMStuck      ReasonCode = "dem-stuck"      // slope: the DEM stopped answering

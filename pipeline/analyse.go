@@ -241,7 +241,7 @@ func (s *stage) assessT(g grid.Grid, byCell map[string]*cellSeries, first time.T
 			why = append(why, export.Reason{Subject: export.SubjectT, Code: export.CodeNearestStep, Detail: s})
 		}
 		if s, ok := windowResidue(tcells, tp, cfg.AsOf); ok {
-			why = append(why, export.Reason{Subject: export.SubjectT, Code: export.CodeNearestStep, Detail: s})
+			why = append(why, export.Reason{Subject: export.SubjectT, Code: export.CodeNearestLevel, Detail: s})
 		}
 	}
 	if tres.Level > 0 {
@@ -273,15 +273,25 @@ func strongestStep(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 
 // windowResidue says how near a talhão without an event came to a
 // low-residue one: the residue cover of its last short window against
-// the bound of intensive tillage (tillage.WindowResidue); false when the
-// series has no short window to read.
+// the bound of intensive tillage, and the portfolio's verdict when its
+// other talhões were read (tillage.WindowResidue); false when the series
+// has no short window to read.
 func windowResidue(cells []tillage.Cell, p tillage.Params, asOf time.Time) (string, bool) {
 	r, ok := tillage.WindowResidue(cells, p, asOf)
 	if !ok {
 		return "", false
 	}
-	return fmt.Sprintf("the residue cover of the short series %s..%s is %.0f %% ± %.0f %% of the ground over %d bare dates (a low-residue event needs it below %.0f %% by more than %.0f standard error)",
-		r.First.Format(time.DateOnly), r.Last.Format(time.DateOnly), 100*r.Share, 100*r.SE, r.Dates, 100*tillage.LowResidueCover, tillage.LowResidueZ), true
+	s := fmt.Sprintf("the residue cover of the short series %s..%s is %.0f %% ± %.0f %% of the ground over %d bare dates (a low-residue event needs it below %.0f %% by more than %.0f standard error)",
+		r.First.Format(time.DateOnly), r.Last.Format(time.DateOnly), 100*r.Share, 100*r.SE, r.Dates, 100*tillage.LowResidueCover, tillage.LowResidueZ)
+	switch {
+	case r.PeersJudged && r.PeersAlike:
+		s += "; the portfolio's other talhões read as little residue over the window (a level they share is no revolving)"
+	case r.PeersJudged:
+		s += "; it lies below the portfolio's other talhões' level"
+	default:
+		s += "; no portfolio read over the window"
+	}
+	return s, true
 }
 
 // assessC finds the seasons, sowings and cycles and sets C, with each

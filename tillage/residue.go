@@ -13,8 +13,8 @@ import (
 // revolved in the autumn before the first reading shows no step at all:
 // its straw is already buried. What it shows is a level: the straw share
 // of its ground, r = straw/(straw+soil) of the pooled median reading
-// unmixed against the talhão's soil (Calibrate), stays low on every bare
-// date. The bound is the one the tillage-system definitions use, not one
+// unmixed against the talhão's soil (Calibrate), is low: its median over
+// the window's bare dates lies below the bound. The bound is the one the tillage-system definitions use, not one
 // fitted to a harness: intensive (conventional) tillage leaves less than
 // 15 % of the soil surface covered by residue, reduced tillage 15–30 %,
 // conservation tillage (no-till among them) 30 % or more (CTIC, the
@@ -42,9 +42,13 @@ const lowResidueMinDates = stepMinPre + stepMinPost
 // of r, robustSigma floored at MinSigma), the number of dates and the
 // first and last of them.
 type residueLevel struct {
-	r, se, ndti float64
-	n           int
-	first, last time.Time
+	r, se float64
+	// ndti is the median corrected NDTI of the bare dates and ndtiSE its
+	// standard error (1.2533 σ/√n, σ their date-to-date scatter,
+	// stepSigma): what the portfolio's peers are compared with.
+	ndti, ndtiSE float64
+	n            int
+	first, last  time.Time
 	// from is the first date of the piece's final run of dates whose
 	// straw share is below lowResidueCover, prev the bare date before it
 	// (zero when the run starts the piece).
@@ -101,6 +105,7 @@ func residueIn(seg []pooledObs, p Params) (residueLevel, bool) {
 	}
 	sigma := robustSigma(rs, p.MinSigma, nil)
 	l := residueLevel{r: num.Median(v), ndti: num.Median(nd), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}
+	l.ndtiSE = math.Sqrt(medianVar(len(nd))) * stepSigma(s, p.MinSigma)
 	l.from, l.prev = lowRun(rs, sigma)
 	return l, true
 }
@@ -136,13 +141,18 @@ func lowRun(rs []clearObs, sigma float64) (from, prev time.Time) {
 // whose residue level is below lowResidueCover, a break dated at the
 // first date of the piece's final run of low dates (After = Date: the
 // revolving happened on or before it; Before = the bare date before that
-// run, or Date when the run starts the piece), with the level in PostLevel, the bound in PreLevel, its
-// standard error in Sigma and (bound − level)/SE in MagnitudeSigma.
+// run, or Date when the run starts the piece), with the level in
+// PostLevel, the bound in PreLevel, its standard error in Sigma and
+// (bound − level)/SE in MagnitudeSigma; a piece whose level the
+// portfolio's other talhões share (residueAlike) has none.
 func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 	var out []Break
 	for _, seg := range shortSegments(pl) {
 		l, ok := residueIn(seg, p)
-		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) || p.portfolio.residueAlike(l.first, l.last, l.ndti) {
+		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) {
+			continue
+		}
+		if alike, _ := p.portfolio.residueAlike(l); alike {
 			continue
 		}
 		before := l.prev
@@ -226,11 +236,18 @@ const (
 // Residue is the residue cover of a short window of a talhão's series
 // (WindowResidue): the median straw share of the ground over its bare
 // dates, its standard error, the number of those dates and the first and
-// last of them.
+// last of them, and the portfolio's verdict.
 type Residue struct {
 	Share, SE   float64
 	Dates       int
 	First, Last time.Time
+	// PeersJudged is true when the portfolio's other talhões were read
+	// over the window (Params.WithPortfolio, enough of them with enough
+	// dates); PeersAlike then says whether they read as little residue
+	// (their median NDTI level is not above this talhão's by more than
+	// three robust spreads): a level they share is not a revolving, so no
+	// low-residue event, whatever Share.
+	PeersJudged, PeersAlike bool
 }
 
 // WindowResidue returns the residue cover the low-residue test read on
@@ -252,7 +269,9 @@ func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
 	segs := shortSegments(pl)
 	for k := len(segs) - 1; k >= 0; k-- {
 		if l, ok := residueIn(segs[k], p); ok {
-			return Residue{Share: l.r, SE: l.se, Dates: l.n, First: l.first, Last: l.last}, true
+			r := Residue{Share: l.r, SE: l.se, Dates: l.n, First: l.first, Last: l.last}
+			r.PeersAlike, r.PeersJudged = p.portfolio.residueAlike(l)
+			return r, true
 		}
 	}
 	return Residue{}, false
@@ -277,17 +296,21 @@ func newRegionSeries(ms []Medians, shared map[offsetKey]float64) *regionSeries {
 }
 
 // residueAlike reports whether the other talhões of the portfolio read
-// as little residue as this one on [lo, hi]: its median corrected NDTI
-// there (own) does not lie below the median of theirs (each over at least
-// lowResidueMinDates dates, at least portfolioMinPeers talhões) by more
-// than stepPeerK robust spreads of those at or above that median (the
-// talhões holding their straw; the others tilled lie below it). A region
-// whose straw reads low (weathered stover, a bright soil, a sensor's
-// calibration) reads low on every talhão; a revolving is one talhão's.
-// False without a portfolio or with too few others measured.
-func (o *Portfolio) residueAlike(lo, hi time.Time, own float64) bool {
+// as little residue as this one over the dates of l: its median
+// corrected NDTI there (l.ndti) does not lie below the median of theirs
+// (each over at least lowResidueMinDates dates, at least
+// portfolioMinPeers talhões) by more than stepPeerK spreads, the spread
+// being the robust spread of the levels at or above that median (the
+// talhões holding their straw; the others tilled lie below it), floored
+// at the standard error of l.ndti (a homogeneous region's spread near 0
+// must not make a talhão a hair below it stand out; stepsAlike floors at
+// the step's own error the same way). A region whose straw reads low
+// (weathered stover, a bright soil, a sensor's calibration) reads low on
+// every talhão; a revolving is one talhão's. judged is false, and alike
+// too, without a portfolio or with too few others measured.
+func (o *Portfolio) residueAlike(l residueLevel) (alike, judged bool) {
 	if o == nil || o.region == nil {
-		return false
+		return false, false
 	}
 	var lv, tmp []float64
 	for g, m := range o.region.ms {
@@ -296,7 +319,7 @@ func (o *Portfolio) residueAlike(lo, hi time.Time, own float64) bool {
 		}
 		tmp = tmp[:0]
 		for i, d := range m.dates {
-			if !d.Before(lo) && !d.After(hi) {
+			if !d.Before(l.first) && !d.After(l.last) {
 				tmp = append(tmp, o.region.ys[g][i])
 			}
 		}
@@ -305,7 +328,7 @@ func (o *Portfolio) residueAlike(lo, hi time.Time, own float64) bool {
 		}
 	}
 	if len(lv) < portfolioMinPeers {
-		return false
+		return false, false
 	}
 	med := num.Median(lv)
 	var high []float64
@@ -314,5 +337,6 @@ func (o *Portfolio) residueAlike(lo, hi time.Time, own float64) bool {
 			high = append(high, x-med)
 		}
 	}
-	return own >= med-stepPeerK*1.4826*num.Median(high)
+	spread := math.Max(1.4826*num.Median(high), l.ndtiSE)
+	return l.ndti >= med-stepPeerK*spread, true
 }

@@ -128,6 +128,68 @@ func TestLowResiduePeers(t *testing.T) {
 	}
 }
 
+// TestWindowResiduePeers: the residue cover T's reasons give carries the
+// portfolio's verdict (review s7 #9): a talhão reading low with a region
+// that reads as low is judged alike (no event), one far below peers that
+// hold their straw is not, and without a portfolio there is no verdict.
+func TestWindowResiduePeers(t *testing.T) {
+	verdict := func(shares []float64) Residue {
+		ts := make([][]Cell, len(shares))
+		ms := make([]Medians, len(shares))
+		for f, r := range shares {
+			ts[f] = residueCells(30, func(int) float64 { return r }, uint64(20+f))
+			ms[f] = NewMedians(ts[f], DefaultParams())
+		}
+		pfs := NewPortfolios(ms)
+		r, ok := WindowResidue(ts[0], DefaultParams().WithPortfolio(&pfs[0]), ts[0][0].Obs[29].Date)
+		if !ok {
+			t.Fatalf("shares %v: no window residue", shares)
+		}
+		return r
+	}
+	if r := verdict([]float64{0.1, 0.09, 0.11, 0.1, 0.12, 0.08}); !r.PeersJudged || !r.PeersAlike {
+		t.Errorf("region at 8–12 %% straw: %+v, want judged alike", r)
+	}
+	if r := verdict([]float64{0.05, 0.4, 0.45, 0.35, 0.5, 0.42}); !r.PeersJudged || r.PeersAlike {
+		t.Errorf("talhão at 5 %% among peers at 35–50 %%: %+v, want judged, not alike", r)
+	}
+	if r, ok := WindowResidue(residueCells(30, func(int) float64 { return 0.05 }, 9), DefaultParams(), time.Date(2021, 6, 1, 0, 0, 0, 0, time.UTC)); !ok || r.PeersJudged || r.PeersAlike {
+		t.Errorf("talhão alone: %+v (ok %v), want a level without a verdict", r, ok)
+	}
+}
+
+// TestResidueAlikeFloor: the peers' spread is floored at the standard
+// error of the talhão's own level (review s7 #10). Peers whose levels are
+// identical (spread 0) judge a talhão a fraction of its own error below
+// them alike, and one well below them not alike.
+func TestResidueAlikeFloor(t *testing.T) {
+	d0 := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
+	rs := &regionSeries{}
+	for range 6 {
+		var m Medians
+		var y []float64
+		for i := range 10 {
+			m.dates = append(m.dates, d0.AddDate(0, 0, 8*i))
+			m.sensor = append(m.sensor, "s")
+			m.ndti = append(m.ndti, 0.1)
+			y = append(y, 0.1)
+		}
+		rs.ms, rs.ys = append(rs.ms, m), append(rs.ys, y)
+	}
+	o := &Portfolio{region: rs, self: 0}
+	l := residueLevel{ndti: 0.099, ndtiSE: 0.002, first: d0, last: d0.AddDate(0, 0, 72)}
+	if alike, judged := o.residueAlike(l); !judged || !alike {
+		t.Errorf("own 0.099 ± 0.002 among peers all at 0.100: alike %v judged %v, want alike", alike, judged)
+	}
+	l.ndti = 0.09
+	if alike, judged := o.residueAlike(l); !judged || alike {
+		t.Errorf("own 0.090 ± 0.002 among peers all at 0.100: alike %v judged %v, want not alike (5 errors below)", alike, judged)
+	}
+	if alike, judged := (*Portfolio)(nil).residueAlike(l); judged || alike {
+		t.Errorf("no portfolio: alike %v judged %v, want neither", alike, judged)
+	}
+}
+
 // TestLowResidueSoil: where the talhão's soil falls does not make it read
 // as revolved. A window at 36 % straw on the reference line, read with a
 // soil whose NDTI is close to its own (as a fit pulled up by the talhão's

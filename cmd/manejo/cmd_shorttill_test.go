@@ -95,8 +95,9 @@ func TestAnalyseSingleFieldResidue(t *testing.T) {
 
 	ev, ind = analyse("NOTILL", 0.12)
 	why := strings.Join(ind[0].Reasons, "; ")
-	if len(ev) != 0 || !ind[0].TCensored || !strings.Contains(why, "the largest NDTI step") || !strings.Contains(why, "the residue cover of the short series") {
-		t.Errorf("NOTILL alone: events %+v, T censored %v, reasons %q; want no event, censored, the strongest step and the residue cover in its reasons", ev, ind[0].TCensored, why)
+	if len(ev) != 0 || !ind[0].TCensored || !strings.Contains(why, "the largest NDTI step") || !strings.Contains(why, "the residue cover of the short series") ||
+		!strings.Contains(why, "no portfolio read over the window") {
+		t.Errorf("NOTILL alone: events %+v, T censored %v, reasons %q; want no event, censored, the strongest step and the residue cover (no portfolio) in its reasons", ev, ind[0].TCensored, why)
 	}
 	t.Logf("NOTILL alone: %s", why)
 }
