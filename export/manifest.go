@@ -43,8 +43,38 @@ type Manifest struct {
 	// DEMSearch records the search of a --dem stac:<collection> and the
 	// tiles mosaicked (nil for a DEM file).
 	DEMSearch *CatalogSearch `json:"dem_search,omitempty"`
-	// IO accounts for the scene reads by collection (docs/performance.md).
+	// IO accounts for the scene reads by collection (docs/performance.md);
+	// in the finish phase of a run with the block exchange, this shard's
+	// read phase included.
 	IO map[string]IO `json:"io,omitempty"`
+	// Exchange records the block exchange of a two-phase sharded run (the
+	// finish phase's manifest; nil otherwise).
+	Exchange *Exchange `json:"exchange,omitempty"`
+}
+
+// Exchange is what the block exchange between the shards of a run read
+// and handed over (docs/performance.md, "The block exchange").
+type Exchange struct {
+	Shards int `json:"shards"`
+	// ReadRunID is the run of this shard's read phase.
+	ReadRunID string `json:"read_run_id"`
+	// HandedOutBytes is what this shard's read phase wrote for the other
+	// shards; HandedInBytes and HandedInRecords (talhão × scene) what this
+	// shard took from the read phases of all shards, its own included.
+	HandedOutBytes  int64 `json:"handed_out_bytes"`
+	HandedInBytes   int64 `json:"handed_in_bytes"`
+	HandedInRecords int64 `json:"handed_in_records"`
+	// GivenUp counts the scenes the read phases could not hand over
+	// (their owner could not read them, or its hand-over to this shard
+	// could not be read whole): this shard's talhões that need one are
+	// incomplete, with the reason. Unreadable names the shards whose
+	// hand-over to this one could not be read whole.
+	GivenUp    int      `json:"given_up,omitempty"`
+	Unreadable []string `json:"unreadable,omitempty"`
+	// Total is what the read phases of all the shards read, by
+	// collection, with their minimum: bytes_over_min here is the whole
+	// run's bytes against what it needed.
+	Total map[string]IO `json:"total"`
 }
 
 // CatalogSearch is a STAC API search of a run (stacapi.Result): where it

@@ -15,7 +15,7 @@ import (
 // A run owns its output folder (issue 19 defects 3 and 7):
 //
 //   - it refuses a non-empty folder that is not a manejo output (no run.json,
-//     run/, run.lock or _staging/ in it), so a user's files are never
+//     run/, run.lock, _staging/ or _exchange/ in it), so a user's files are never
 //     overwritten or cleaned;
 //   - it holds a lease (run.lock, or run/part-i-of-n.lock per shard) naming
 //     its run id while it runs, renewed every few seconds (lease.go); a
@@ -45,12 +45,12 @@ func checkFolder(ctx context.Context, out string) error {
 	var names []string
 	for _, e := range entries {
 		switch e.Name() {
-		case "run.json", "run", "run.lock", "_staging":
+		case "run.json", "run", "run.lock", "_staging", "_exchange":
 			return nil
 		}
 		names = append(names, e.Name())
 	}
-	return fmt.Errorf("%w: --out %s is not empty and is not a manejo output (no run.json, run/, run.lock or _staging/; it holds %s): choose an empty or new folder, manejo does not overwrite files it did not write",
+	return fmt.Errorf("%w: --out %s is not empty and is not a manejo output (no run.json, run/, run.lock, _staging/ or _exchange/; it holds %s): choose an empty or new folder, manejo does not overwrite files it did not write",
 		ErrConfig, out, strings.Join(names[:min(len(names), 3)], ", "))
 }
 

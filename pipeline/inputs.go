@@ -149,9 +149,10 @@ func (r *run) owned(fields []grid.Field, readErrs []error, tiles map[tileID]bool
 	}
 	var owned []grid.Field
 	clash := caseClashes(fields)
-	owns := r.cfg.owner(fields, tiles)
+	r.shardOf = r.cfg.assignment(fields, tiles)
+	r.all = sortedFields(fields)
 	for _, f := range fields {
-		if !owns(f.ID) {
+		if r.shardOf(f.ID) != r.cfg.Shard.Index {
 			r.others[f.ID] = true
 			continue
 		}

@@ -120,11 +120,17 @@ func lockName(s Shard) string { return strings.TrimSuffix(manifestName(s), ".jso
 // set, is called once if the run has to wait. The renewals run until
 // release; when the lease is lost, lost is called with ErrLeaseLost.
 func acquireLease(ctx context.Context, out string, sh Shard, runID string, lt leaseTimes, waiting func(leaseInfo), lost context.CancelCauseFunc) (*lease, error) {
+	return acquireLeaseAt(ctx, storage.Join(out, lockName(sh)), runID, lt, waiting, lost)
+}
+
+// acquireLeaseAt is acquireLease of the record at loc (a shard's lock, or
+// the lock of its read phase, exchangeLock).
+func acquireLeaseAt(ctx context.Context, loc, runID string, lt leaseTimes, waiting func(leaseInfo), lost context.CancelCauseFunc) (*lease, error) {
 	host, _ := os.Hostname()
 	now := time.Now().UTC()
 	var nonce [16]byte
 	_, _ = rand.Read(nonce[:])
-	l := &lease{loc: storage.Join(out, lockName(sh)), lt: lt, info: leaseInfo{RunID: runID, Nonce: hex.EncodeToString(nonce[:]),
+	l := &lease{loc: loc, lt: lt, info: leaseInfo{RunID: runID, Nonce: hex.EncodeToString(nonce[:]),
 		Host: host, PID: os.Getpid(), StartedAt: now, Heartbeat: now, TTLSeconds: lt.ttl.Seconds()}}
 	start := time.Now()
 	var seen string // version of the record last read

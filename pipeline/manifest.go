@@ -76,14 +76,7 @@ func (m *runManifest) merge(b batchSummary) {
 	m.Status.Partial += b.Partial
 	m.Status.Incomplete += b.Incomplete
 	m.Status.Failed += len(b.Failures) - b.Partial - b.Incomplete
-	for c, v := range b.IO {
-		if m.IO == nil {
-			m.IO = map[string]export.IO{}
-		}
-		x := m.IO[c]
-		x.Add(v)
-		m.IO[c] = x
-	}
+	m.IO = addIOs(m.IO, b.IO)
 	m.Failures = append(m.Failures, b.Failures...)
 	for k, v := range b.Counts {
 		m.Counts[k] += v

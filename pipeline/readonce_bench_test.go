@@ -60,6 +60,10 @@ type readCase struct {
 	shardBy   string // Config.ShardBy
 }
 
+// exchange says whether rc runs in two phases with the block exchange
+// (cases named exchange=N): every shard's read phase, then every finish.
+func (rc readCase) exchange() bool { return strings.HasPrefix(rc.name, "exchange=") }
+
 // readCases are the ways the issue's dense portfolio is run: before (the
 // read pass off, hash shards: the run before issue 26) and after.
 var readCases = []readCase{
@@ -74,11 +78,14 @@ var readCases = []readCase{
 	{"after/shards=4,hash", 0, 4, ReadPassAuto, ShardByHash},
 }
 
-// shardCases are the issue's targets: default flags, --shards 4 and 16.
+// shardCases are the issue's targets: default flags, --shards 4 and 16,
+// one phase and with the block exchange (--phase read, then finish).
 var shardCases = []readCase{
 	{"default", 0, 1, ReadPassAuto, ShardBySpace},
 	{"shards=4", 0, 4, ReadPassAuto, ShardBySpace},
 	{"shards=16", 0, 16, ReadPassAuto, ShardBySpace},
+	{"exchange=4", 0, 4, ReadPassAuto, ShardBySpace},
+	{"exchange=16", 0, 16, ReadPassAuto, ShardBySpace},
 }
 
 // readPortfolio is a synthetic archive BenchmarkReadOnce runs, and how.
@@ -221,13 +228,21 @@ func runDense(b *testing.B, rc readCase, cnt *cogCounter, prefix, out string) (r
 	cnt.requests.Store(0)
 	cnt.bytes.Store(0)
 	t0, cpu0 := time.Now(), cpuTime(b)
-	for i := range rc.shards {
-		c := cfg
-		c.Shard = Shard{i, rc.shards}
-		if _, err := Run(context.Background(), c); err != nil {
-			b.Fatal(err)
+	phases := []string{PhaseAll}
+	if rc.exchange() {
+		phases = []string{PhaseRead, PhaseFinish}
+	}
+	for _, p := range phases {
+		for i := range rc.shards {
+			c := cfg
+			c.Shard, c.Phase = Shard{i, rc.shards}, p
+			if _, err := Run(context.Background(), c); err != nil {
+				b.Fatal(err)
+			}
 		}
-		m, err := readManifest(context.Background(), filepath.Join(cfg.Out, manifestName(c.Shard)))
+	}
+	for i := range rc.shards {
+		m, err := readManifest(context.Background(), filepath.Join(cfg.Out, manifestName(Shard{i, rc.shards})))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -237,10 +252,33 @@ func runDense(b *testing.B, rc readCase, cnt *cogCounter, prefix, out string) (r
 		if rc.shards == 1 {
 			b.Logf("%s: timings %v; counts scenes_read %d, observations %d", rc.name, m.Timings, m.Counts["scenes_read"], m.Counts["observations"])
 		}
+		if ex := m.Exchange; ex != nil {
+			logExchange(b, rc.name, i, m)
+		}
 	}
 	r.wall, r.cpu = time.Since(t0), cpuTime(b)-cpu0
 	r.bytes, r.requests, r.out = cnt.bytes.Load(), cnt.requests.Load(), cfg.Out
 	return r
+}
+
+// logExchange logs shard i's run.json: its bytes (read and finish
+// phases) against its minimum, what it handed over, and (shard 0) the
+// read phases' total against theirs.
+func logExchange(b *testing.B, name string, i int, m *runManifest) {
+	var own, min int64
+	for _, v := range m.IO {
+		own, min = own+v.Bytes, min+v.MinBytes
+	}
+	ex := m.Exchange
+	b.Logf("%s shard %d: io %.1f MB (%.2f× its minimum %.1f MB), handed out %.1f MB, in %.1f MB (%d records), given up %d",
+		name, i, float64(own)/1e6, float64(own)/float64(max(min, 1)), float64(min)/1e6, float64(ex.HandedOutBytes)/1e6, float64(ex.HandedInBytes)/1e6, ex.HandedInRecords, ex.GivenUp)
+	if i == 0 {
+		var tb, tm int64
+		for _, v := range ex.Total {
+			tb, tm = tb+v.Bytes, tm+v.MinBytes
+		}
+		b.Logf("%s: run.json exchange total %.1f MB against a minimum of %.1f MB (%.2f×)", name, float64(tb)/1e6, float64(tm)/1e6, float64(tb)/float64(max(tm, 1)))
+	}
 }
 
 // cpuTime is the user and system CPU this process has used.

@@ -56,6 +56,9 @@ func (c *Config) readDefaults() {
 	if c.ReadPairs <= 0 {
 		c.ReadPairs = DefaultReadPairs
 	}
+	if c.ExchangeWait == 0 {
+		c.ExchangeWait = DefaultExchangeWait
+	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = 10 * time.Second
 	}
@@ -86,16 +89,7 @@ func (r *run) readAhead(ctx context.Context, st *stage, batches [][]grid.Field) 
 		return nil
 	}
 	cfg := r.cfg
-	var pending []grid.Field
-	for b, batch := range batches {
-		ids := make([]string, len(batch))
-		for i, f := range batch {
-			ids[i] = f.ID
-		}
-		if _, ok := st.committed(ctx, storage.Join(st.stagingDir(b), "_SUCCESS"), ids); !ok {
-			pending = append(pending, batch...)
-		}
-	}
+	pending := st.pending(ctx, batches)
 	if len(pending) == 0 {
 		return nil
 	}
@@ -112,7 +106,7 @@ func (r *run) readAhead(ctx context.Context, st *stage, batches [][]grid.Field) 
 	tr.p.Phase, tr.p.ReadTotal, tr.since = "read", len(pending), t0
 	tr.mu.Unlock()
 	for _, g := range groups {
-		if err := r.readGroup(ctx, sp, g); err != nil {
+		if err := r.readGroup(ctx, sp, g, sp.write, nil); err != nil {
 			return err
 		}
 		tr.mu.Lock()
@@ -125,9 +119,27 @@ func (r *run) readAhead(ctx context.Context, st *stage, batches [][]grid.Field) 
 	return nil
 }
 
-// readGroup reads the scenes of one group of talhões into the spill, in
-// date ranges of at most Config.ReadPairs cell × scene pairs.
-func (r *run) readGroup(ctx context.Context, sp *spill, fields []grid.Field) error {
+// pending are the talhões of the batches not committed yet.
+func (s *stage) pending(ctx context.Context, batches [][]grid.Field) []grid.Field {
+	var pending []grid.Field
+	for b, batch := range batches {
+		ids := make([]string, len(batch))
+		for i, f := range batch {
+			ids[i] = f.ID
+		}
+		if _, ok := s.committed(ctx, storage.Join(s.stagingDir(b), "_SUCCESS"), ids); !ok {
+			pending = append(pending, batch...)
+		}
+	}
+	return pending
+}
+
+// readGroup reads the scenes of one group of talhões, in date ranges of
+// at most Config.ReadPairs cell × scene pairs, and hands each scene read
+// in full to write (the spill's, or the exchange's hand-over, which
+// counts in sp). owned, when set, limits the scenes read to those it
+// accepts (the exchange's read phase: the scenes this shard owns).
+func (r *run) readGroup(ctx context.Context, sp *spill, fields []grid.Field, write func(series.SceneRead), owned func(*series.Item) bool) error {
 	cfg, in := r.cfg, r.in
 	grids, _, err := BuildGrids(ctx, fields, cfg.Grid) // failures are the batches' to report
 	if err != nil {
@@ -138,6 +150,7 @@ func (r *run) readGroup(ctx context.Context, sp *spill, fields []grid.Field) err
 	if err != nil {
 		return err
 	}
+	known = notOwned(known, owned)
 	chunks, pairs := dateChunks(in.cat, grids, cfg.From, cfg.AsOf, cfg.ReadPairs)
 	done0 := sp.pairs.Load()
 	r.tr.mu.Lock()
@@ -151,15 +164,25 @@ func (r *run) readGroup(ctx context.Context, sp *spill, fields []grid.Field) err
 		}
 		so := series.Options{From: ch[0], To: ch[1], Workers: cfg.Workers, Profiles: cfg.SeriesProfiles, MaxCellScenes: -1,
 			IOConcurrency: cfg.IOConcurrency, SceneAttempts: cfg.SceneAttempts, SceneRetryDelay: cfg.SceneRetryDelay,
-			Known: known, OnScene: sp.write, Stream: true, Minimum: r.min, Budget: in.budget, MaxPairsInFlight: readInFlight(cfg)}
+			Known: known, OnScene: write, Stream: true, Minimum: r.min, Budget: in.budget, MaxPairsInFlight: readInFlight(cfg)}
 		sp.newChunk()
 		_, st, err := series.Sample(ctx, in.cat, grids, so)
 		if err != nil {
 			return err
 		}
 		r.addReadStats(st, sp)
+		r.noteGivenUp(st)
 	}
 	return nil
+}
+
+// notOwned adds to known the scenes owned does not accept (owned nil:
+// known as it is).
+func notOwned(known func(string, *series.Item) bool, owned func(*series.Item) bool) func(string, *series.Item) bool {
+	if owned == nil {
+		return known
+	}
+	return func(id string, it *series.Item) bool { return !owned(it) || (known != nil && known(id, it)) }
 }
 
 // readInFlight bounds the cell × scene pairs of the scenes the read pass

@@ -6,6 +6,7 @@ import (
 	"github.com/manejo/manejo/grid"
 	"hash/fnv"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,21 +51,34 @@ const (
 	ShardByHash = "hash"
 )
 
-// owner returns the test of this run's shard for a talhão id: by space
-// (over the readable talhões, fields, on the imagery's tiles: nil for
-// every tile) unless the run shards by hash. A talhão without a place in
-// the spatial assignment (unreadable, no geometry) is assigned by hash.
-func (c *Config) owner(fields []grid.Field, tiles map[tileID]bool) func(id string) bool {
-	if c.Shard.Count <= 1 || c.ShardBy == ShardByHash {
-		return c.Shard.Owns
+// assignment returns the shard of every talhão id: by space (over the
+// readable talhões, fields, on the imagery's tiles: nil for every tile)
+// unless the run shards by hash. A talhão without a place in the spatial
+// assignment (unreadable, no geometry) is assigned by hash.
+func (c *Config) assignment(fields []grid.Field, tiles map[tileID]bool) func(id string) int {
+	n := max(c.Shard.Count, 1)
+	byHash := func(id string) int {
+		h := fnv.New64a()
+		h.Write([]byte(id))
+		return int(h.Sum64() % uint64(n))
+	}
+	if n <= 1 || c.ShardBy == ShardByHash {
+		return byHash
 	}
 	at := c.spatialAssignment(fields, tiles)
-	return func(id string) bool {
+	return func(id string) int {
 		if i, ok := at[id]; ok {
-			return i == c.Shard.Index
+			return i
 		}
-		return c.Shard.Owns(id)
+		return byHash(id)
 	}
+}
+
+// sortedFields returns a copy of fields sorted by id.
+func sortedFields(fields []grid.Field) []grid.Field {
+	out := slices.Clone(fields)
+	slices.SortFunc(out, func(a, b grid.Field) int { return strings.Compare(a.ID, b.ID) })
+	return out
 }
 
 // spatialAssignment is the shard of each talhão under ShardBySpace:

@@ -79,6 +79,11 @@ func (s *spill) write(sr series.SceneRead) {
 		_ = os.Remove(s.path(sr.FieldID))
 		return
 	}
+	s.count(sr)
+}
+
+// count counts one record written (progress).
+func (s *spill) count(sr series.SceneRead) {
 	s.pairs.Add(1)
 	s.obs.Add(int64(len(sr.Obs)))
 	if !s.chunkItems[sr.Item.ID] {

@@ -42,6 +42,9 @@ func (c Config) Validate() error {
 	if c.ReadPass != "" && c.ReadPass != ReadPassAuto && c.ReadPass != ReadPassOn && c.ReadPass != ReadPassOff {
 		return fmt.Errorf("%w: --read-pass %q: want %s, %s or %s", ErrConfig, c.ReadPass, ReadPassAuto, ReadPassOn, ReadPassOff)
 	}
+	if err := c.validPhase(); err != nil {
+		return err
+	}
 	if c.IDField != "" {
 		if err := grid.CheckIDField(c.IDField); err != nil {
 			return fmt.Errorf("%w: --id-field: %w", ErrConfig, err)

@@ -97,6 +97,13 @@ type Config struct {
 	// pass (a group's scenes are read in date ranges that fit it); default
 	// DefaultReadPairs.
 	ReadPairs int
+	// Phase is the phase of a two-phase sharded run with the block
+	// exchange (exchange.go): PhaseAll (the default, one phase), PhaseRead
+	// or PhaseFinish. It changes no output.
+	Phase string
+	// ExchangeWait bounds how long the finish phase waits for the other
+	// shards' read phases (default DefaultExchangeWait).
+	ExchangeWait time.Duration
 	// ProgressEvery is how often progress is reported while a batch or
 	// the read pass runs; default 10 s.
 	ProgressEvery time.Duration
@@ -224,6 +231,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	storage.SetGDALEnv()
+	if cfg.Phase == PhaseRead {
+		return runReadPhase(ctx, cfg, start)
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r, lk, err := beginRun(ctx, cfg, start, cancel)
@@ -241,13 +251,7 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	runID := r.m.RunID
 	owned, err := r.open(ctx)
 	r.keys, r.keysOut = keysFile(cfg.Shard, owned)
-	if r.in != nil && r.in.dem != nil {
-		defer func() {
-			if !r.in.demStuck.Load() {
-				r.in.dem.Close()
-			}
-		}()
-	}
+	defer r.closeDEM()
 	if err != nil {
 		return Summary{}, err
 	}
@@ -266,7 +270,7 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	r.progress()
 	stop := r.tickProgress()
 	defer stop()
-	if err := r.readAhead(ctx, st, batches); err != nil {
+	if err := r.readFirst(ctx, st, batches); err != nil {
 		return Summary{}, err
 	}
 	sum, err := r.batches(ctx, st, batches, len(owned))
@@ -274,6 +278,23 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	return r.finish(ctx, st, nb, sum)
+}
+
+// closeDEM closes the DEM once the run is over (not one a stuck read may
+// still hold).
+func (r *run) closeDEM() {
+	if r.in != nil && r.in.dem != nil && !r.in.demStuck.Load() {
+		r.in.dem.Close()
+	}
+}
+
+// readFirst reads ahead of the batches: the hand-over of the other
+// shards' read phases in the finish phase, else the read pass.
+func (r *run) readFirst(ctx context.Context, st *stage, batches [][]grid.Field) error {
+	if r.cfg.Phase == PhaseFinish {
+		return r.takeHandover(ctx, st, batches)
+	}
+	return r.readAhead(ctx, st, batches)
 }
 
 // run is the state of one Run: its configuration, inputs, manifest and
@@ -306,6 +327,13 @@ type run struct {
 	// others are the talhões of the input another shard owns (owned):
 	// their payloads are not this shard's to remove.
 	others map[string]bool
+	// all are the readable talhões of every shard and shardOf their shard
+	// (owned): what the exchange plans on.
+	all     []grid.Field
+	shardOf func(string) int
+	// givenUp are the scenes a read phase could not read (item id → why;
+	// nil outside a read phase: noteGivenUp).
+	givenUp map[string]string
 }
 
 // logf writes a message to Progress and Log, when set.

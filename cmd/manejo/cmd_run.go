@@ -48,6 +48,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.cfg.ShardBy, "shard-by", pipeline.ShardBySpace, "how talhões are assigned to shards: space (neighbours together, balanced by cells) or hash (FNV-1a of the id, the assignment before issue 26)")
 	fs.IntVar(&f.cfg.ShardBlockPx, "shard-block-px", pipeline.DefaultShardBlockPx, "side in pixels of the imagery's COG blocks that spatial shards are planned on (1024: Sentinel-2 L2A COGs); -1: cut on the tiling grid's lines alone, the assignment before the block search (docs/deploy.md)")
 	fs.StringVar(&f.cfg.ReadPass, "read-pass", pipeline.ReadPassAuto, "read each scene once for neighbouring talhões before the batches: auto (when the imagery is remote), on or off; outputs are unchanged (docs/performance.md)")
+	fs.StringVar(&f.cfg.Phase, "phase", pipeline.PhaseAll, "two-phase sharded run with the block exchange: read (read the scenes this shard owns for every talhão, hand them over under --out/_exchange/) or finish (wait for every shard's read phase, then compute this shard's talhões); empty: one phase (docs/deploy.md)")
+	fs.DurationVar(&f.cfg.ExchangeWait, "exchange-wait", pipeline.DefaultExchangeWait, "how long --phase finish waits for the read phases of all shards before it stops (exit 1) naming the missing ones")
 	fs.IntVar(&f.cfg.ReadCells, "read-cells", pipeline.DefaultReadCells, "cells of one group of the read pass: larger groups read fewer tiles twice and hold more in flight")
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
 	workersFlag(fs, &f.cfg.Workers)
@@ -205,6 +207,10 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usagef("%v", err)
 		}
 		return err
+	}
+	if cfg.Phase == pipeline.PhaseRead {
+		fmt.Fprintf(stdout, "read phase of shard %s done; marker %s\n", cfg.Shard, sum.Manifest)
+		return nil
 	}
 	fmt.Fprintf(stdout, "%s (partial: an indicator missing, with its reason; incomplete: scenes still failing transiently, run again); %d SINM payload(s); manifest %s\n",
 		statusCounts(sumCounts(sum)), sum.Payloads, sum.Manifest)

@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/storage"
+	"github.com/manejo/manejo/storage/s3test"
+)
+
+// TestExchange runs the test archive in two shards with the block
+// exchange, inputs and outputs on a loopback S3 server: both read phases,
+// then both finish phases. The payloads equal the unsharded run's byte
+// for byte, the indicator and observation rows too; every scene is read
+// by one shard only (the server sees each COG read by one read phase and
+// none by the finish phases); run.json records the exchange. A retry of a
+// complete read phase reads nothing; a finish phase without the other
+// shard's read phase stops, naming it; a hand-over cut short makes the
+// talhões that need its scenes incomplete, with no payload.
+func TestExchange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs skipped in -short mode")
+	}
+	t0 := time.Now()
+	dir := archive(t)
+	ref, _ := reference(t)
+	t.Logf("archive and reference run: %s", time.Since(t0))
+	var cnt cogCounter
+	serveArchive(t, s3test.Faults{Match: cnt.match}, "xb", dir)
+	ctx := context.Background()
+	out := "s3://xb/out"
+	phase := func(p string, k int) (Summary, error) {
+		cfg := baseConfig(t, "", out)
+		remoteInputs(&cfg, "s3://xb/archive")
+		cfg.Shard, cfg.Phase, cfg.ExchangeWait = Shard{k, 2}, p, 300*time.Millisecond
+		return Run(ctx, cfg)
+	}
+	for _, p := range []string{PhaseRead, PhaseFinish} {
+		for k := range 2 {
+			before, t0 := cnt.requests.Load(), time.Now()
+			if _, err := phase(p, k); err != nil {
+				t.Fatalf("%s phase of shard %d/2: %v", p, k, err)
+			}
+			t.Logf("%s phase of shard %d/2: %s, %d COG requests", p, k, time.Since(t0).Round(time.Millisecond), cnt.requests.Load()-before)
+			if got := cnt.requests.Load() - before; p == PhaseFinish && got != 0 {
+				t.Errorf("finish phase of shard %d/2 sent %d COG requests; want 0 (everything handed over)", k, got)
+			}
+		}
+	}
+	local, err := s3test.Download(ctx, out, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePayloads(t, "exchange, 2 shards", ref, local)
+	sameRowSet[export.IndicatorRow](t, ref, local)
+	sameRowSet[export.ObsRow](t, ref, local)
+	checkExchangeRecord(t, local)
+
+	t.Run("read phase retried", func(t *testing.T) {
+		before := cnt.requests.Load()
+		if _, err := phase(PhaseRead, 1); err != nil {
+			t.Fatal(err)
+		}
+		if got := cnt.requests.Load() - before; got != 0 {
+			t.Errorf("a retry of a complete read phase sent %d COG requests; want 0", got)
+		}
+	})
+	t.Run("missing read phase", func(t *testing.T) {
+		cfg := baseConfig(t, "", "s3://xb/lonely")
+		remoteInputs(&cfg, "s3://xb/archive")
+		cfg.Shard, cfg.Phase, cfg.ExchangeWait = Shard{0, 2}, PhaseFinish, 200*time.Millisecond
+		_, err := Run(ctx, cfg)
+		if !errors.Is(err, ErrHandoverMissing) || !strings.Contains(err.Error(), "shard(s) 0/2, 1/2") {
+			t.Errorf("finish without read phases: %v; want ErrHandoverMissing naming shards 0/2, 1/2", err)
+		}
+	})
+	t.Run("hand-over cut short", func(t *testing.T) {
+		loc := storage.Join(exchangeDir(out, Shard{1, 2}), handoverName(Shard{0, 2}))
+		b, err := storage.ReadFile(ctx, loc)
+		if err != nil || len(b) < 10 {
+			t.Fatalf("hand-over of shard 1 to 0: %d bytes, %v", len(b), err)
+		}
+		if err := storage.WriteFile(ctx, loc, b[:len(b)/2]); err != nil {
+			t.Fatal(err)
+		}
+		cfg := baseConfig(t, "", out)
+		remoteInputs(&cfg, "s3://xb/archive")
+		cfg.Shard, cfg.Phase, cfg.Force = Shard{0, 2}, PhaseFinish, true
+		sum, err := Run(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Incomplete == 0 || sum.Payloads != 0 {
+			t.Errorf("finish with a hand-over cut short: %d incomplete, %d payloads; want every talhão needing shard 1's scenes incomplete, no payload", sum.Incomplete, sum.Payloads)
+		}
+		m, err := readManifest(ctx, storage.Join(out, manifestName(Shard{0, 2})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Exchange == nil || !slices.Equal(m.Exchange.Unreadable, []string{"1/2"}) {
+			t.Errorf("run.json exchange %+v; want shard 1/2 unreadable", m.Exchange)
+		}
+		for _, f := range m.Failures {
+			if f.Status == export.StatusIncomplete && !strings.Contains(f.Reason, "not handed over") {
+				t.Errorf("incomplete talhão %s: reason %q; want the hand-over named", f.FieldID, f.Reason)
+			}
+		}
+	})
+}
+
+// sameRowSet fails unless the rows of dataset T under got (one file or
+// part files) are those under want, whatever their order.
+func sameRowSet[T export.Row](t *testing.T, want, got string) {
+	t.Helper()
+	rows := func(dir string) []string {
+		rs, err := export.ReadDataset[T](os.DirFS(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(rs))
+		for i, r := range rs {
+			b, _ := json.Marshal(r)
+			out[i] = string(b)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if w, g := rows(want), rows(got); len(w) == 0 || !slices.Equal(w, g) {
+		t.Errorf("%T: %d rows, want the unsharded run's %d, equal", *new(T), len(g), len(w))
+	}
+}
+
+// checkExchangeRecord checks run.json's exchange of both finish phases:
+// the totals of the read phases equal in both, at least the minimum, and
+// each shard took records.
+func checkExchangeRecord(t *testing.T, local string) {
+	t.Helper()
+	var totals []int64
+	for k := range 2 {
+		m, err := readManifest(context.Background(), filepath.Join(local, manifestName(Shard{k, 2})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := m.Exchange
+		if ex == nil || ex.Shards != 2 || ex.HandedInRecords == 0 || len(ex.Unreadable) != 0 {
+			t.Fatalf("shard %d/2: run.json exchange %+v; want 2 shards, records taken, none unreadable", k, ex)
+		}
+		var bytes, min int64
+		for _, v := range ex.Total {
+			bytes, min = bytes+v.Bytes, min+v.MinBytes
+		}
+		if min == 0 || bytes < min {
+			t.Errorf("shard %d/2: exchange total %d bytes against a minimum of %d", k, bytes, min)
+		}
+		totals = append(totals, bytes)
+	}
+	if totals[0] != totals[1] {
+		t.Errorf("the shards' exchange totals differ: %v", totals)
+	}
+}
