@@ -270,8 +270,9 @@ func readSeasonCalibrated(sc *SeasonCover, cells [][]Obs, p Params, cal *calibra
 	}
 	up, down := math.Max(math.Max(ds[0], ds[1]), 0), math.Max(math.Max(-ds[0], -ds[1]), 0)
 	dl, dh := math.Max(0, sc.CoverPct-lo), math.Max(0, hi-sc.CoverPct)
-	sc.CoverLo = math.Max(0, sc.CoverPct-intervalScale*math.Hypot(dl, down))
-	sc.CoverHi = math.Min(100, sc.CoverPct+intervalScale*math.Hypot(dh, up))
+	k := cal.widening()
+	sc.CoverLo = math.Max(0, sc.CoverPct-k*math.Hypot(dl, down))
+	sc.CoverHi = math.Min(100, sc.CoverPct+k*math.Hypot(dh, up))
 }
 
 // Assess computes indicator C of one talhão from its cells' series

@@ -195,3 +195,31 @@ func TestTemplatesReadWeeds(t *testing.T) {
 		t.Errorf("only %d of 6 varied-world talhões keep the dry line", kept)
 	}
 }
+
+// A season read with a declared residue's own belief is widened by the
+// declared scale, every other calibrated season (no declaration, the
+// narrow reference prior, or the reference templates explaining a
+// refused soil fit: strawDeclared then reads the reference belief) by
+// the reference one; the two were calibrated apart (docs/coverage.md,
+// "Intervals at nominal").
+func TestWideningByBelief(t *testing.T) {
+	r := &residuePrior{ndti: 0.25, sd: 0.03}
+	cases := []struct {
+		name string
+		c    calibration
+		want float64
+	}{
+		{"undeclared", calibration{strawSD: priorStrawSD}, intervalScale},
+		{"declared", calibration{strawSD: priorStrawSD, residue: r}, declaredIntervalScale},
+		{"declared, narrow reference prior", calibration{strawSD: referenceStrawSD, residue: r}, intervalScale},
+		{"declared, templates explain", calibration{strawSD: priorStrawSD, residue: r, explained: true}, intervalScale},
+	}
+	for _, tc := range cases {
+		if got := tc.c.widening(); got != tc.want {
+			t.Errorf("%s: widening %.2f, want %.2f", tc.name, got, tc.want)
+		}
+	}
+	if defaultIntervalScale == defaultDeclaredIntervalScale {
+		t.Error("the two widenings are equal: the test cannot tell them apart")
+	}
+}

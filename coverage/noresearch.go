@@ -18,6 +18,12 @@ const plainUnmix = false
 // intervalScale is defaultIntervalScale.
 const intervalScale = defaultIntervalScale
 
+// declaredIntervalScale is defaultDeclaredIntervalScale.
+const declaredIntervalScale = defaultDeclaredIntervalScale
+
+// residueSDScale is 1: the declared prior's spread is the law's.
+const residueSDScale = 1.0
+
 // oracleSet is false: no oracle prior replaces a declared one.
 func oracleSet() bool { return false }
 

@@ -21,6 +21,14 @@ var plainUnmix bool
 // intervalScale is defaultIntervalScale unless -intervalscale sets it.
 var intervalScale = defaultIntervalScale
 
+// declaredIntervalScale is defaultDeclaredIntervalScale unless
+// -declaredintervalscale sets it.
+var declaredIntervalScale = defaultDeclaredIntervalScale
+
+// residueSDScale scales the declared residue prior's standard deviation
+// (-residuesdscale; 1 in the product).
+var residueSDScale = 1.0
+
 // oraclePrior, when set (TestResidueOracle), replaces the declared prior
 // of the season sown on a day by one the harness knows the truth of, to
 // measure how far any prior on the straw spectrum could go.

@@ -15,5 +15,10 @@ func init() {
 		_, err = fmt.Sscan(s, &intervalScale)
 		return err
 	})
+	flag.Func("declaredintervalscale", "diagnostics: the interval widening of seasons read with a declared residue", func(s string) (err error) {
+		_, err = fmt.Sscan(s, &declaredIntervalScale)
+		return err
+	})
+	flag.Float64Var(&residueSDScale, "residuesdscale", 1, "diagnostics: scale of the declared residue prior's sd")
 	flag.BoolVar(&plainUnmix, "plainunmix", false, "unmix with spectral.New, not NewDry (the estimator before the dry line)")
 }

@@ -304,7 +304,7 @@ func (c *calibration) strawDeclared(from, to time.Time) spectral.StrawFit {
 	if c.strawSD < priorStrawSD || c.explained {
 		return seasonStraw(c.dates, c.ndvi, c.ndti, from, to, c.strawSD)
 	}
-	mu, sd := c.residue.ndti, c.residue.sd
+	mu, sd := c.residue.ndti, residueSDScale*c.residue.sd
 	env, ok := dryEnvelope(c.dates, c.ndvi, c.ndti, from, to)
 	if ok && env-envelopeSD > mu+2*sd {
 		sd = math.Max(sd, priorStrawSD)
