@@ -97,19 +97,25 @@ func TestWindowResidue(t *testing.T) {
 	}
 }
 
+// residuePortfolio returns one talhão of residueCells (30 dates, seeds
+// seed, seed+1, …) per straw share of shares, and their portfolios.
+func residuePortfolio(shares []float64, seed uint64) ([][]Cell, []Portfolio) {
+	ts := make([][]Cell, len(shares))
+	ms := make([]Medians, len(shares))
+	for f, r := range shares {
+		ts[f] = residueCells(30, func(int) float64 { return r }, seed+uint64(f))
+		ms[f] = NewMedians(ts[f], DefaultParams())
+	}
+	return ts, NewPortfolios(ms)
+}
+
 // TestLowResiduePeers: in a portfolio, a window that reads low on every
 // talhão (a region whose straw reads low) makes no low-residue event; a
 // talhão far below peers that hold their straw makes one; the peers do
 // not make one.
 func TestLowResiduePeers(t *testing.T) {
 	detect := func(shares []float64) []int {
-		ts := make([][]Cell, len(shares))
-		ms := make([]Medians, len(shares))
-		for f, r := range shares {
-			ts[f] = residueCells(30, func(int) float64 { return r }, uint64(10+f))
-			ms[f] = NewMedians(ts[f], DefaultParams())
-		}
-		pfs := NewPortfolios(ms)
+		ts, pfs := residuePortfolio(shares, 10)
 		var got []int
 		for f := range ts {
 			for _, e := range Detect(ts[f], DefaultParams().WithPortfolio(&pfs[f])) {
@@ -134,13 +140,7 @@ func TestLowResiduePeers(t *testing.T) {
 // hold their straw is not, and without a portfolio there is no verdict.
 func TestWindowResiduePeers(t *testing.T) {
 	verdict := func(shares []float64) Residue {
-		ts := make([][]Cell, len(shares))
-		ms := make([]Medians, len(shares))
-		for f, r := range shares {
-			ts[f] = residueCells(30, func(int) float64 { return r }, uint64(20+f))
-			ms[f] = NewMedians(ts[f], DefaultParams())
-		}
-		pfs := NewPortfolios(ms)
+		ts, pfs := residuePortfolio(shares, 20)
 		r, ok := WindowResidue(ts[0], DefaultParams().WithPortfolio(&pfs[0]), ts[0][0].Obs[29].Date)
 		if !ok {
 			t.Fatalf("shares %v: no window residue", shares)
