@@ -143,5 +143,11 @@ func TestAnalysePortfolioTable(t *testing.T) {
 		if r.TYears == nil && !r.TCensored {
 			t.Errorf("%s: T neither decided nor censored", r.FieldID)
 		}
+		// A talhão without an event is told the portfolio's verdict on its
+		// window's residue level (review s7 #9), not "no portfolio".
+		if why := strings.Join(r.Reasons, "; "); strings.HasPrefix(r.FieldID, "N") &&
+			(!strings.Contains(why, "the residue cover of the short series") || !strings.Contains(why, "the portfolio's other talhões")) {
+			t.Errorf("%s: reasons %q, want the window's residue cover with the portfolio's verdict", r.FieldID, why)
+		}
 	}
 }
