@@ -73,7 +73,7 @@ func (r *reader) open(path string, extra ...string) (*openDS, SkipReason, error)
 		ds.Close()
 		return nil, SkipBadHref, fmt.Errorf("open %s: driver %s is not accepted for catalog assets: %w", path, d, errBadHref)
 	}
-	f := &openDS{ds: ds, wkt: ds.Projection(), cfg: cfg}
+	f := &openDS{ds: ds, wkt: projection(path, ds, cfg), cfg: cfg}
 	if f.wkt == "" {
 		ds.Close()
 		return nil, SkipNoCRS, fmt.Errorf("open %s: raster has no CRS", path)
