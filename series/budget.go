@@ -32,8 +32,13 @@ const DefaultRetryBudget = 3 * time.Minute
 // It keeps the count of a scene's attempts too: Options.SceneAttempts
 // bounds the failed attempts of a scene in the whole run, since its last
 // read in full — not per Sample. A scene that spent them in the read pass
-// is given up unread by every batch that needs it, instead of getting as
-// many again in each (issue 26).
+// does not get as many again in each batch that needs it (issue 26): a
+// later Sample makes one probe attempt of it, counted like the others,
+// once the backoff after its last failure has passed (the last wait's
+// ceiling, SceneRetryDelay·2^(SceneAttempts−1): 16 s by default), and
+// gives it up unread before that. So a fault that cleared after a short
+// blip is read by the next Sample, and one that lasts costs at most one
+// attempt per later Sample until the time budget gives the scene up.
 //
 // One RetryBudget is shared by every Sample of a run (Options.Budget); its
 // methods are safe for concurrent use.
@@ -41,7 +46,14 @@ type RetryBudget struct {
 	d      time.Duration
 	mu     sync.Mutex
 	clocks map[string]failing // by scene ("scene:" + collection/id) and store ("store:" + location)
-	tries  map[string]int     // failed attempts by scene key, since its last read in full
+	tries  map[string]tries   // failed attempts by scene key, since its last read in full
+}
+
+// tries are a scene's failed attempts since its last read in full, and
+// when the last one failed (or a probe of it started).
+type tries struct {
+	n    int
+	last time.Time
 }
 
 // failing is a running clock: since when, and the last failure seen.
@@ -55,7 +67,7 @@ func NewRetryBudget(d time.Duration) *RetryBudget {
 	if d <= 0 {
 		d = DefaultRetryBudget
 	}
-	return &RetryBudget{d: d, clocks: map[string]failing{}, tries: map[string]int{}}
+	return &RetryBudget{d: d, clocks: map[string]failing{}, tries: map[string]tries{}}
 }
 
 // Duration is the budget.
@@ -121,30 +133,43 @@ func (b *RetryBudget) ok(k budgetKeys) {
 	delete(b.tries, k[0])
 }
 
-// failedAttempt counts one more failed attempt of the scene and returns
-// its failed attempts in the run since its last read in full.
-func (b *RetryBudget) failedAttempt(k budgetKeys) int {
+// failedAttempt counts one more failed attempt of the scene, ended at
+// now, and returns its failed attempts in the run since its last read in
+// full.
+func (b *RetryBudget) failedAttempt(k budgetKeys, now time.Time) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.tries[k[0]]++
-	return b.tries[k[0]]
+	t := b.tries[k[0]]
+	t.n++
+	t.last = now
+	b.tries[k[0]] = t
+	return t.n
 }
 
-// exhausted returns, when the scene has already failed attempts times in
-// the run (since its last read in full), the error that gives it up; nil
-// otherwise.
-func (b *RetryBudget) exhausted(k budgetKeys, attempts int) error {
+// admit says whether a Sample may attempt the scene at now. It may while
+// the scene has failed fewer than attempts times in the run (since its
+// last read in full); after that, once, as a probe, when backoff has
+// passed since its last failure — the probe is booked at now, so a
+// concurrent Sample waits another backoff. Otherwise err gives the scene
+// up unread.
+func (b *RetryBudget) admit(k budgetKeys, attempts int, backoff time.Duration, now time.Time) (probe bool, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	n := b.tries[k[0]]
-	if n < attempts {
-		return nil
+	t := b.tries[k[0]]
+	if t.n < attempts {
+		return false, nil
+	}
+	if now.Sub(t.last) >= backoff {
+		t.last = now
+		b.tries[k[0]] = t
+		return true, nil
 	}
 	last := ""
 	if c := b.clocks[k[0]]; c.last != "" {
 		last = "; last: " + c.last
 	}
-	return fmt.Errorf("%w: still failing after %d attempts in this run, its retries spent (Operation timed out)%s", errBudgetSpent, n, last)
+	return false, fmt.Errorf("%w: still failing after %d attempts in this run, the last %s ago (the next is allowed %s after it)%s",
+		errBudgetSpent, t.n, now.Sub(t.last).Round(time.Millisecond), backoff, last)
 }
 
 // spent returns, when the scene's budget is spent at now, the error that
@@ -172,7 +197,7 @@ func (b *RetryBudget) spent(k budgetKeys, now time.Time) error {
 	if c.last != "" {
 		last = "; last: " + c.last
 	}
-	return fmt.Errorf("%w: %s kept failing transiently from %s for the retry budget of %s (Operation timed out)%s",
+	return fmt.Errorf("%w: %s kept failing transiently from %s for the retry budget of %s%s",
 		errBudgetSpent, what, c.since.UTC().Format(time.TimeOnly), b.d, last)
 }
 
@@ -192,9 +217,9 @@ func (b *RetryBudget) remaining(k budgetKeys, now time.Time) time.Duration {
 	return max(left, 0)
 }
 
-// errBudgetSpent marks a scene given up because its retry budget is spent.
-// Its message carries sceneDeadlineMark's words, which the classification
-// of read failures counts as transient.
+// errBudgetSpent marks a scene given up because its retry budget (time or
+// attempts) is spent: retryScene tells it by the cause of the attempt's
+// context, and its Problem is SkipTransient, the talhões incomplete.
 var errBudgetSpent = errors.New("retry budget spent")
 
 // budgetPoll is how often an attempt in flight checks its budget.

@@ -112,8 +112,11 @@ func TestRetryBudgetStoreDown(t *testing.T) {
 // TestSceneAttemptsPerRun (issue 26): the attempts of a failing scene are
 // counted per run, across the Samples sharing a budget (the read pass and
 // each batch of a run), since the scene's last read in full: a scene that
-// spent them is given up unread by later calls; one read in full in
-// between starts again from none.
+// spent them is given up unread by later calls until the backoff after its
+// last failure has passed (delay·2^(attempts−1)); then a later call makes
+// one probe attempt, counted, and no more; one read in full in between
+// starts again from none. The backoff is passed by ageing the scene's last
+// failure (ago), not by sleeping.
 func TestSceneAttemptsPerRun(t *testing.T) {
 	it := storeItem("S1")
 	fail := func(calls *int) func(context.Context, []string, func(string)) sceneResult {
@@ -124,17 +127,41 @@ func TestSceneAttemptsPerRun(t *testing.T) {
 			return sceneResult{st: ss}
 		}
 	}
+	const delay = 50 * time.Millisecond // backoff after 3 failures: 200 ms
 	b := NewRetryBudget(time.Hour)
 	calls := 0
-	res := retryScene(context.Background(), 3, time.Millisecond, b, it, fail(&calls))
+	res := retryScene(context.Background(), 3, delay, b, it, fail(&calls))
 	if calls != 3 || !res.st.incomplete || !strings.Contains(res.st.problems[0].Detail, "still failing after 3 attempts") {
 		t.Fatalf("first call (the read pass): %d attempts, %+v; want 3, incomplete", calls, res.st)
 	}
 	for batch := 1; batch <= 2; batch++ {
-		res = retryScene(context.Background(), 3, time.Millisecond, b, it, fail(&calls))
+		ago(b, it, 0) // within the backoff
+		res = retryScene(context.Background(), 3, delay, b, it, fail(&calls))
 		if calls != 3 || !res.st.incomplete || res.st.skipped[SkipTransient] != 1 || !strings.Contains(res.st.problems[0].Detail, "still failing after 3 attempts in this run") {
-			t.Errorf("batch %d: %d attempts in all, %+v; want none more, given up as transient", batch, calls, res.st)
+			t.Errorf("batch %d within the backoff: %d attempts in all, %+v; want none more, given up as transient", batch, calls, res.st)
 		}
+	}
+	for batch, want := range []int{4, 5} {
+		ago(b, it, 4*delay) // the backoff has passed: one probe, counted
+		res = retryScene(context.Background(), 3, delay, b, it, fail(&calls))
+		if calls != want || !res.st.incomplete || res.st.skipped[SkipTransient] != 1 || !strings.Contains(res.st.problems[0].Detail, fmt.Sprintf("still failing after %d attempts", want)) {
+			t.Errorf("batch %d after the backoff: %d attempts in all, %+v; want one probe (%d in all), failed, transient", batch+3, calls, res.st, want)
+		}
+	}
+
+	// The fault clears between Samples (review #3): the read pass spent
+	// its 3 attempts in a blip; the next Sample after the backoff reads
+	// the scene, and the count starts again from none.
+	b = NewRetryBudget(time.Hour)
+	calls = 0
+	retryScene(context.Background(), 3, delay, b, it, fail(&calls))
+	ago(b, it, 4*delay)
+	var read atomic.Int64
+	if res := retryScene(context.Background(), 3, delay, b, it, okAttempt(&read)); read.Load() != 1 || !res.st.read || res.st.incomplete {
+		t.Errorf("fault cleared, next Sample after the backoff: %d attempts, %+v; want the scene read", read.Load(), res.st)
+	}
+	if _, left := b.tries[keysOf(it)[0]]; left || calls != 3 {
+		t.Errorf("after the full read: count left %v, %d failed attempts; want none left", b.tries[keysOf(it)[0]], calls)
 	}
 
 	// Two failures, then a full read: the next call has its 3 attempts.
@@ -156,6 +183,16 @@ func TestSceneAttemptsPerRun(t *testing.T) {
 	if calls != 6 {
 		t.Errorf("%d attempts, want 3 per call: a full read clears the count", calls)
 	}
+}
+
+// ago moves the scene's last failed attempt d before now.
+func ago(b *RetryBudget, it *Item, d time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k := keysOf(it)[0]
+	t := b.tries[k]
+	t.last = time.Now().Add(-d)
+	b.tries[k] = t
 }
 
 // TestMaxPairsInFlight: with Options.MaxPairsInFlight, a scene starts only

@@ -44,12 +44,13 @@ func runScene(ctx context.Context, d time.Duration, it *Item, read func(context.
 		return <-done, false
 	}
 	mu.Unlock()
-	var ss sceneStats
 	if cause := context.Cause(sctx); errors.Is(cause, errBudgetSpent) {
-		// The run's retry budget gave the scene up (RetryBudget.watch): a
-		// transient failure, which retryScene marks incomplete.
-		ss.skip(it, "", SkipUnreadable, 1, cause)
-	} else if errors.Is(ctx.Err(), context.Canceled) {
+		// The run's retry budget gave the scene up (RetryBudget.watch):
+		// transient, its talhões incomplete; retryScene tries no more.
+		return givenUp(it, cause), true
+	}
+	var ss sceneStats
+	if errors.Is(ctx.Err(), context.Canceled) {
 		ss.skip(it, "", SkipCancelled, 1, ctx.Err())
 	} else {
 		ss.skip(it, "", SkipUnreadable, 1, fmt.Errorf("scene read deadline exceeded after %s (%s)", d, sceneDeadlineMark))

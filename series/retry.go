@@ -147,9 +147,11 @@ func retryCause(msg string) string {
 //
 // attempts bounds the scene's failed attempts in the run, not in this
 // call: b counts them across every Sample sharing it, since the scene's
-// last read in full, and a scene that already spent them is given up
-// unread. The run's retry budget b bounds it in time too (RetryBudget): a
-// scene whose budget is spent is given up unread; an attempt in flight is
+// last read in full. A scene that already spent them gets one probe
+// attempt (counted too) once the last wait's ceiling has passed since its
+// last failure (RetryBudget.admit), and is given up unread before that.
+// The run's retry budget b bounds it in time too (RetryBudget): a scene
+// whose budget is spent is given up unread; an attempt in flight is
 // abandoned when it runs out (attempt's context is then cancelled with
 // errBudgetSpent as the cause), and no wait outlasts it. attempt passes
 // its onRetry to GDAL's retry warnings, which start the scene's clock.
@@ -158,7 +160,8 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 	if err := b.spent(k, time.Now()); err != nil {
 		return givenUp(it, err)
 	}
-	if err := b.exhausted(k, attempts); err != nil {
+	probe, err := b.admit(k, attempts, delay<<min(attempts-1, 10), time.Now())
+	if err != nil {
 		return givenUp(it, err)
 	}
 	onRetry := func(msg string) { b.fail(k, time.Now(), redactSigned(msg)) }
@@ -167,8 +170,15 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 	for n := 1; ; n++ {
 		actx, stop := b.watch(ctx, k)
 		res := attempt(actx, extra, onRetry)
+		cut := errors.Is(context.Cause(actx), errBudgetSpent)
 		stop()
 		res.st.io.Scenes = n
+		if cut && res.st.incomplete {
+			// The budget ran out during the attempt: runScene gave the
+			// scene up (SkipTransient, incomplete).
+			res.st.io.addRetries(retries)
+			return res
+		}
 		tr, paths := transientOf(ctx, res.st.problems)
 		if len(tr) == 0 || ctx.Err() != nil {
 			if ctx.Err() == nil {
@@ -178,8 +188,8 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 			return res
 		}
 		b.fail(k, time.Now(), res.st.problems[tr[0]].Detail)
-		failed := b.failedAttempt(k)
-		if failed >= attempts || b.spent(k, time.Now()) != nil {
+		failed := b.failedAttempt(k, time.Now())
+		if probe || failed >= attempts || b.spent(k, time.Now()) != nil {
 			res.st.io.addRetries(retries)
 			res.st.markIncomplete(tr, failed)
 			return res

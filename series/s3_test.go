@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -77,13 +78,16 @@ func s3Scene(t *testing.T, id string) (*Catalog, []orb.Point) {
 // TestSceneAttemptsSeenByServer (issue 26): an asset on a loopback S3
 // server answering 503 for ever is attempted SceneAttempts times in a run,
 // not SceneAttempts times in each Sample that needs it. A run's read pass
-// and two batches (three Samples sharing its RetryBudget) send the server
-// what one Sample of 3 attempts sends (within one GET per attempt, which
-// GDAL's timing varies), all of it in the read pass, and
-// manejo asks the store 3 times in all whether the object is there (one
-// HEAD per failed attempt); the batches send nothing. Before, each batch
-// made its 3 attempts again (3 times the requests). GDAL's and the SDK's
-// retries inside an attempt are off to keep the test fast.
+// and two batches (three Samples sharing its RetryBudget, each batch
+// starting after the backoff) send the server what one Sample of 3
+// attempts sends (within one GET per attempt, which GDAL's timing varies)
+// in the read pass, then one probe attempt per batch (review #3: a fault
+// that cleared would be read; TestSceneProbeAfterBlip): 5 attempts in
+// all, counted by manejo (IOStats.Scenes) and by its HEADs (it asks the
+// store once per failed attempt whether the object is there). Before
+// issue 26 each batch made its 3 attempts again (9 in all); before the
+// probe, the batches sent nothing. GDAL's and the SDK's retries inside an
+// attempt are off to keep the test fast.
 func TestSceneAttemptsSeenByServer(t *testing.T) {
 	var heads atomic.Int64
 	_, fl := s3test.StartFlakyS3(t, s3test.Faults{Every503: 1, Match: func(r *http.Request) bool {
@@ -93,9 +97,61 @@ func TestSceneAttemptsSeenByServer(t *testing.T) {
 		}
 		return down
 	}}, "archive")
+	cat, g, cfg := downScene(t, fl)
+	ctx := context.Background()
+	// sample runs one Sample of 3 attempts and returns the requests the
+	// server answered 503, manejo's HEADs among them and the attempts
+	// manejo made.
+	sample := func(what string, b *RetryBudget, wantFailed int) (requests, asked int64, attempts int) {
+		t.Helper()
+		n0, h0 := fl.Failed503(), heads.Load()
+		_, st, err := sampleWithin(t, ctx, 60*time.Second, cat, g, Options{SceneAttempts: 3, SceneRetryDelay: time.Millisecond, Budget: b, GDALConfig: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Incomplete[g.Field.ID]) != 1 || st.Skipped[SkipTransient] != 1 || !strings.Contains(st.Problems[0].Detail, fmt.Sprintf("still failing after %d attempts", wantFailed)) {
+			t.Fatalf("%s: incomplete %v, skipped %v, problems %v; want the scene transient after %d attempts, the talhão incomplete", what, st.Incomplete, st.Skipped, st.Problems, wantFailed)
+		}
+		for _, io := range st.IO {
+			attempts += io.Scenes
+		}
+		return fl.Failed503() - n0, heads.Load() - h0, attempts
+	}
+	one, oneAsked, _ := sample("one Sample", NewRetryBudget(time.Hour), 3)
+	if one == 0 || oneAsked != 3 {
+		t.Fatalf("one Sample of 3 attempts: %d requests, %d HEADs; want some, and 3", one, oneAsked)
+	}
+	run := NewRetryBudget(time.Hour)
+	pass, passAsked, passAttempts := sample("read pass", run, 3)
+	if passAttempts != 3 || passAsked != 3 {
+		t.Errorf("read pass: %d attempts, %d HEADs; want 3 and 3", passAttempts, passAsked)
+	}
+	total := pass
+	for batch := 1; batch <= 2; batch++ {
+		time.Sleep(20 * time.Millisecond) // past the backoff (1 ms·2²)
+		n, h, a := sample(fmt.Sprintf("batch %d", batch), run, 3+batch)
+		if a != 1 || h != 1 || n < 1 || n > 2 {
+			t.Errorf("batch %d: %d attempts, %d HEADs, %d requests; want one probe attempt (1 HEAD, 1 or 2 GETs)", batch, a, h, n)
+		}
+		total += n
+	}
+	// The read pass's attempts are counted exactly by manejo's HEADs; the
+	// GETs within one failed attempt vary by one with GDAL's timing (7 or
+	// 8 for 3 attempts, seen under load), so the read pass is held to one
+	// Sample's within one request per attempt.
+	if pass < one-3 || pass > one+3 {
+		t.Errorf("the read pass: %d requests; want one Sample's %d (± 1 per attempt)", pass, one)
+	}
+	t.Logf("one Sample of 3 attempts: %d requests (%d HEADs); the run: read pass %d, batches %d", one, oneAsked, pass, total-pass)
+}
+
+// downScene uploads the "down" scene while fl lets everything through, and
+// returns its catalog, a talhão over it and the GDAL options of a read
+// without GDAL's or the SDK's own retries (one request per attempt).
+func downScene(t *testing.T, fl *s3test.Flaky) (*Catalog, grid.Grid, []string) {
+	t.Helper()
 	t.Setenv("AWS_MAX_ATTEMPTS", "1")
 	storage.ResetClient()
-	ctx := context.Background()
 	fl.Off.Store(true)
 	cat, pts := s3Scene(t, "down")
 	fl.Off.Store(false)
@@ -105,42 +161,49 @@ func TestSceneAttemptsSeenByServer(t *testing.T) {
 			cfg = append(cfg, k+"="+v)
 		}
 	}
-	g := fieldAround("f", 0.0002, pts...)
-	// sample runs one Sample of 3 attempts and returns the requests the
-	// server answered 503 and manejo's HEADs among them.
-	sample := func(what string, b *RetryBudget) (requests, asked int64) {
-		t.Helper()
-		n0, h0 := fl.Failed503(), heads.Load()
-		_, st, err := sampleWithin(t, ctx, 60*time.Second, cat, g, Options{SceneAttempts: 3, SceneRetryDelay: time.Millisecond, Budget: b, GDALConfig: cfg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(st.Incomplete[g.Field.ID]) != 1 || st.Skipped[SkipTransient] != 1 || !strings.Contains(st.Problems[0].Detail, "still failing after 3 attempts") {
-			t.Fatalf("%s: incomplete %v, skipped %v, problems %v; want the scene transient after 3 attempts, the talhão incomplete", what, st.Incomplete, st.Skipped, st.Problems)
-		}
-		return fl.Failed503() - n0, heads.Load() - h0
+	return cat, fieldAround("f", 0.0002, pts...), cfg
+}
+
+// TestSceneProbeAfterBlip (review #3): a fault that clears between
+// Samples. An asset on a loopback S3 server answers 503 while the run's
+// read pass spends the scene's 3 attempts on it (a blip), then answers
+// again; the next Sample sharing the run's budget, after the backoff,
+// reads the scene — the observations of a clean read, the talhão complete
+// — with one attempt. Before, the scene was given up unread by every later
+// Sample of the run (its attempts spent), and its talhões stayed
+// incomplete whatever the budget left.
+func TestSceneProbeAfterBlip(t *testing.T) {
+	var down atomic.Bool
+	down.Store(true)
+	_, fl := s3test.StartFlakyS3(t, s3test.Faults{Every503: 1, Match: func(r *http.Request) bool {
+		return down.Load() && strings.HasSuffix(r.URL.Path, "/down_red.tif")
+	}}, "archive")
+	cat, g, cfg := downScene(t, fl)
+	ctx := context.Background()
+	o := Options{SceneAttempts: 3, SceneRetryDelay: time.Millisecond, GDALConfig: cfg}
+	o.Budget = NewRetryBudget(time.Hour)
+	_, st, err := sampleWithin(t, ctx, 60*time.Second, cat, g, o)
+	if err != nil || len(st.Incomplete[g.Field.ID]) != 1 {
+		t.Fatalf("read pass during the blip: %v, incomplete %v; want the talhão incomplete", err, st.Incomplete)
 	}
-	one, oneAsked := sample("one Sample", NewRetryBudget(time.Hour))
-	if one == 0 || oneAsked != 3 {
-		t.Fatalf("one Sample of 3 attempts: %d requests, %d HEADs; want some, and 3", one, oneAsked)
+	down.Store(false)                 // the fault clears
+	time.Sleep(20 * time.Millisecond) // past the backoff (1 ms·2²)
+	obs, st, err := sampleWithin(t, ctx, 60*time.Second, cat, g, o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	run := NewRetryBudget(time.Hour)
-	pass, passAsked := sample("read pass", run)
-	total, asked := pass, passAsked
-	for batch := 1; batch <= 2; batch++ {
-		n, h := sample(fmt.Sprintf("batch %d", batch), run)
-		if n != 0 {
-			t.Errorf("batch %d: %d more requests, want none: the scene spent its 3 attempts in the read pass", batch, n)
-		}
-		total, asked = total+n, asked+h
+	attempts := 0
+	for _, io := range st.IO {
+		attempts += io.Scenes
 	}
-	// The attempts are counted exactly by manejo's HEADs; the GETs within
-	// one failed attempt vary by one with GDAL's timing (7 or 8 for 3
-	// attempts, seen under load), so the run's total is held to one
-	// Sample's within one request per attempt — well below the 3 Samples'
-	// worth the old per-Sample count sent.
-	if asked != 3 || total < one-3 || total > one+3 {
-		t.Errorf("the run (read pass and 2 batches): %d requests, %d HEADs; want one Sample's %d (± 1 per attempt), and 3", total, asked, one)
+	// A clean read of the scene, without the run's budget, for reference
+	// (after the probe: GDAL caches what it read).
+	clean, _, err := sampleWithin(t, ctx, 60*time.Second, cat, g, Options{GDALConfig: cfg})
+	if err != nil || len(clean) == 0 {
+		t.Fatalf("clean read: %v, %d observations", err, len(clean))
 	}
-	t.Logf("one Sample of 3 attempts: %d requests (%d HEADs); the run: read pass %d, batches 0", one, oneAsked, pass)
+	if len(st.Incomplete) != 0 || st.ScenesRead != 1 || attempts != 1 || !reflect.DeepEqual(obs, clean) {
+		t.Errorf("next Sample after the fault cleared: incomplete %v, %d scenes read in %d attempts, problems %v, %d observations (clean %d); want the scene read at once, as clean",
+			st.Incomplete, st.ScenesRead, attempts, st.Problems, len(obs), len(clean))
+	}
 }

@@ -66,8 +66,9 @@ type Options struct {
 	// SceneAttempts bounds how many times a scene whose reads fail
 	// transiently is read (≤ 0: DefaultSceneAttempts): in the whole run
 	// when Budget is shared by its Samples (the count is the Budget's,
-	// cleared when the scene is read in full), else in this call.
-	// SceneRetryDelay is the first wait between attempts (≤ 0:
+	// cleared when the scene is read in full; once spent, a later Sample
+	// makes one probe attempt after the backoff, RetryBudget), else in
+	// this call. SceneRetryDelay is the first wait between attempts (≤ 0:
 	// DefaultSceneRetryDelay). A scene still failing then is SkipTransient
 	// and its talhões are in Stats.Incomplete.
 	SceneAttempts   int

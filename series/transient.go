@@ -76,8 +76,8 @@ func transientRead(ctx context.Context, p Problem) (bool, string) {
 		loc = storage.LocationOf(m[1])
 		path = storage.GDALPath(loc)
 	}
-	if transientText(p.Detail) {
-		return true, path
+	if transientText(p.Detail) || p.Reason == SkipTransient && strings.HasPrefix(p.Detail, errBudgetSpent.Error()+":") {
+		return true, path // a scene given up by the run's retry budget (givenUp) is too
 	}
 	if k := storage.KindOf(loc); loc == "" || (k != storage.S3 && k != storage.HTTP) {
 		return false, "" // a local file, or a store manejo cannot ask itself
