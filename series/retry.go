@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -112,23 +111,23 @@ func (l *ioLog) timed(fn func() error) error {
 	return err
 }
 
-var httpCode = regexp.MustCompile(`(?:HTTP error code|response_code)[:=] ?(\d{3})`)
-
 // retryCause names the cause of a transient failure from its message.
 func retryCause(msg string) string {
-	if m := httpCode.FindStringSubmatch(msg); m != nil {
+	if m := httpStatus.FindStringSubmatch(msg); m != nil {
 		return "http-" + m[1]
 	}
 	low := strings.ToLower(msg)
 	switch {
+	case strings.Contains(low, "slowdown") || strings.Contains(low, "slow down") || strings.Contains(low, "reduce your request rate"):
+		return "http-503" // S3's SlowDown, whose message GDAL passes on
+	case strings.Contains(low, "too many requests"):
+		return "http-429"
 	case strings.Contains(low, "reset") || strings.Contains(low, "empty reply") || strings.Contains(low, "recv failure") || strings.Contains(low, "send failure"):
 		return "connection-reset"
 	case strings.Contains(low, "timed out") || strings.Contains(low, "timeout") || strings.Contains(low, "deadline"):
 		return "timeout"
 	case strings.Contains(low, "connect"):
 		return "connect"
-	case strings.Contains(low, "slowdown"):
-		return "http-503"
 	case strings.Contains(low, "not recognized") || strings.Contains(low, "does not exist") || strings.Contains(low, "no such file"):
 		// GDAL could not open a file the store has (a failed header read).
 		return "open-failed"

@@ -34,12 +34,16 @@ func TestWarningsAreNotErrors(t *testing.T) {
 
 func TestRetryCause(t *testing.T) {
 	for msg, want := range map[string]string{
-		"HTTP error code: 429 - too many":                    "http-429",
-		"curl error: Empty reply from server":                "connection-reset",
-		"scene read deadline exceeded after 1s":              "timeout",
-		"open /vsis3/b/k.tif: not recognized as a supported": "open-failed",
-		"Couldn't connect to server":                         "connect",
-		"something else":                                     "other",
+		"HTTP error code: 429 - too many":                            "http-429",
+		"open /vsicurl/http://h:8080/a.tif: HTTP response code: 503": "http-503",
+		"HTTP error code : 502":                                      "http-502",
+		"open /vsis3/b/k.tif: Please reduce your request rate.":      "http-503",
+		"open /vsigs/b/k.tif: Too Many Requests":                     "http-429",
+		"curl error: Empty reply from server":                        "connection-reset",
+		"scene read deadline exceeded after 1s":                      "timeout",
+		"open /vsis3/b/k.tif: not recognized as a supported":         "open-failed",
+		"Couldn't connect to server":                                 "connect",
+		"something else":                                             "other",
 	} {
 		if got := retryCause(msg); got != want {
 			t.Errorf("retryCause(%q) = %s, want %s", msg, got, want)

@@ -83,8 +83,11 @@ func s3Scene(t *testing.T, id string) (*Catalog, []orb.Point) {
 // attempts sends (within one GET per attempt, which GDAL's timing varies)
 // in the read pass, then one probe attempt per batch (review #3: a fault
 // that cleared would be read; TestSceneProbeAfterBlip): 5 attempts in
-// all, counted by manejo (IOStats.Scenes) and by its HEADs (it asks the
-// store once per failed attempt whether the object is there). Before
+// all, counted by manejo (IOStats.Scenes). manejo asks the store whether
+// the object is there (a HEAD) at most once per failed attempt: only when
+// GDAL's message does not say transient by itself ("Please reduce your
+// request rate." does since TestTransientGDALMessages; GDAL sometimes
+// reports the file missing instead). Before
 // issue 26 each batch made its 3 attempts again (9 in all); before the
 // probe, the batches sent nothing. GDAL's and the SDK's retries inside an
 // attempt are off to keep the test fast.
@@ -99,9 +102,8 @@ func TestSceneAttemptsSeenByServer(t *testing.T) {
 	}}, "archive")
 	cat, g, cfg := downScene(t, fl)
 	ctx := context.Background()
-	// sample runs one Sample of 3 attempts and returns the requests the
-	// server answered 503, manejo's HEADs among them and the attempts
-	// manejo made.
+	// sample runs one Sample and returns the requests the server answered
+	// 503, manejo's HEADs among them and the attempts manejo made.
 	sample := func(what string, b *RetryBudget, wantFailed int) (requests, asked int64, attempts int) {
 		t.Helper()
 		n0, h0 := fl.Failed503(), heads.Load()
@@ -117,28 +119,27 @@ func TestSceneAttemptsSeenByServer(t *testing.T) {
 		}
 		return fl.Failed503() - n0, heads.Load() - h0, attempts
 	}
-	one, oneAsked, _ := sample("one Sample", NewRetryBudget(time.Hour), 3)
-	if one == 0 || oneAsked != 3 {
-		t.Fatalf("one Sample of 3 attempts: %d requests, %d HEADs; want some, and 3", one, oneAsked)
+	one, oneAsked, oneAttempts := sample("one Sample", NewRetryBudget(time.Hour), 3)
+	if one == 0 || oneAsked > 3 || oneAttempts != 3 {
+		t.Fatalf("one Sample of 3 attempts: %d requests, %d HEADs, %d attempts; want some, at most 3, and 3", one, oneAsked, oneAttempts)
 	}
 	run := NewRetryBudget(time.Hour)
 	pass, passAsked, passAttempts := sample("read pass", run, 3)
-	if passAttempts != 3 || passAsked != 3 {
-		t.Errorf("read pass: %d attempts, %d HEADs; want 3 and 3", passAttempts, passAsked)
+	if passAttempts != 3 || passAsked > 3 {
+		t.Errorf("read pass: %d attempts, %d HEADs; want 3 and at most 3", passAttempts, passAsked)
 	}
 	total := pass
 	for batch := 1; batch <= 2; batch++ {
 		time.Sleep(20 * time.Millisecond) // past the backoff (1 ms·2²)
 		n, h, a := sample(fmt.Sprintf("batch %d", batch), run, 3+batch)
-		if a != 1 || h != 1 || n < 1 || n > 2 {
-			t.Errorf("batch %d: %d attempts, %d HEADs, %d requests; want one probe attempt (1 HEAD, 1 or 2 GETs)", batch, a, h, n)
+		if a != 1 || h > 1 || n < 1 || n > 2 {
+			t.Errorf("batch %d: %d attempts, %d HEADs, %d requests; want one probe attempt (at most 1 HEAD, 1 or 2 GETs)", batch, a, h, n)
 		}
 		total += n
 	}
-	// The read pass's attempts are counted exactly by manejo's HEADs; the
-	// GETs within one failed attempt vary by one with GDAL's timing (7 or
-	// 8 for 3 attempts, seen under load), so the read pass is held to one
-	// Sample's within one request per attempt.
+	// The GETs within one failed attempt vary by one with GDAL's timing
+	// (7 or 8 for 3 attempts, seen under load), so the read pass is held
+	// to one Sample's within one request per attempt.
 	if pass < one-3 || pass > one+3 {
 		t.Errorf("the read pass: %d requests; want one Sample's %d (± 1 per attempt)", pass, one)
 	}

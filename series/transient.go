@@ -2,6 +2,8 @@ package series
 
 import (
 	"context"
+	"errors"
+	"io"
 	"regexp"
 	"strings"
 
@@ -21,19 +23,44 @@ import (
 // remote scheme GDAL reads (/vsicurl/ for https://, /vsis3/, /vsiaz/,
 // /vsigs/...), whatever the words of the message.
 
-// transientMarks are the lower-case texts of GDAL/curl/SDK errors worth
-// another attempt.
+// transientMarks are the lower-case texts of GDAL/curl/object-store errors
+// worth another attempt: GDAL's retry warning, any curl error, the
+// transport's words, and the messages S3, GCS and Azure put in the body
+// of a 500/503 or a throttling answer, which GDAL passes on as the error
+// (/vsis3/ reports a 503 SlowDown as "Please reduce your request rate.").
+// HTTP statuses are told apart by httpStatus.
 var transientMarks = []string{
-	"http error code: 5", "http error code: 429", "http error code: 408",
-	"response_code=5", "response_code=429", "response_code=408",
-	"retrying again", "curl error", "connection reset", "connection refused",
-	"timed out", "timeout", "couldn't connect", "empty reply", "recv failure",
-	"send failure", "slowdown", "deadline exceeded",
+	"retrying again", "curl error", "connection reset", "connection was reset", "connection refused",
+	"timed out", "timeout", "couldn't connect", "could not connect", "failed to connect", "empty reply",
+	"recv failure", "send failure", "broken pipe", "deadline exceeded",
+	"slowdown", "slow down", "reduce your request rate", "too many requests",
+	"service unavailable", "service is unable to handle request", "server is busy",
+	"internal error. please try again", "please retry the request", "within the specified time",
+}
+
+// httpStatus finds the HTTP status in GDAL's words for a failed request:
+// "HTTP error code: 503 - <url>. Retrying again" (a request it retries),
+// "HTTP response code: 503" (/vsicurl/'s open of a file), "HTTP error
+// code : 503" (cpl_http's fetches), "HTTP response code on <url>: 503"
+// and "response_code=503" (its debug lines).
+var httpStatus = regexp.MustCompile(`(?i)(?:http (?:error|response) code(?: on \S+)? ?: ?|response_code=)(\d{3})\b`)
+
+// transientStatus says whether an HTTP status may pass when asked again:
+// a time-out (408), throttling (429) or a server error (5xx).
+func transientStatus(code string) bool {
+	return code == "408" || code == "429" || code[0] == '5'
 }
 
 // transientText reports whether a read failure's detail names a transient
-// cause (transientMarks, any case).
+// cause: transientMarks (any case), or a transient HTTP status in GDAL's
+// words. A permanent status (403, 404) or a file GDAL could not recognise
+// is not (transientRead asks the store about those).
 func transientText(detail string) bool {
+	for _, m := range httpStatus.FindAllStringSubmatch(detail, -1) {
+		if transientStatus(m[1]) {
+			return true
+		}
+	}
 	low := strings.ToLower(detail)
 	for _, m := range transientMarks {
 		if strings.Contains(low, m) {
@@ -82,11 +109,43 @@ func transientRead(ctx context.Context, p Problem) (bool, string) {
 	if k := storage.KindOf(loc); loc == "" || (k != storage.S3 && k != storage.HTTP) {
 		return false, "" // a local file, or a store manejo cannot ask itself
 	}
-	ok, err := storage.Exists(ctx, loc)
+	check := storage.Exists
+	if strings.Contains(p.Detail, "not recognized as a supported file format") {
+		// GDAL found the file and recognised no format in what it read:
+		// a header read lost in transit, or a file that is no raster.
+		check = isTIFF
+	}
+	ok, err := check(ctx, loc)
 	if err != nil {
 		// The store cannot say either (it fails too): worth another
 		// attempt when its own error is transient.
 		return storage.IsTransient(err), path
 	}
 	return ok, path
+}
+
+// isTIFF reads the first bytes of the remote file at loc and says whether
+// they open a TIFF (classic or BigTIFF, either byte order), the container
+// of every COG a profile reads; an absent file is not one.
+func isTIFF(ctx context.Context, loc string) (bool, error) {
+	r, err := storage.Open(ctx, loc)
+	if errors.Is(err, storage.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	var magic [4]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, nil // shorter than a TIFF header
+		}
+		return false, err
+	}
+	switch string(magic[:]) {
+	case "II*\x00", "MM\x00*", "II+\x00", "MM\x00+":
+		return true, nil
+	}
+	return false, nil
 }

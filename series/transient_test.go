@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,6 +62,69 @@ func TestTransientMarksAnyScheme(t *testing.T) {
 	} {
 		if _, got := transientRead(context.Background(), Problem{Reason: SkipUnreadable, Detail: d}); got != want {
 			t.Errorf("path of %q = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestTransientGDALMessages (issue 26): the words GDAL 3.6 uses for a
+// failed request (port/cpl_vsil_curl.cpp, cpl_http.cpp, cpl_aws.cpp) and
+// the messages object stores put in the error body GDAL passes on. Those
+// of a time-out, throttling (429, S3's SlowDown) or a server error (5xx)
+// are transient by their words alone; before, "HTTP response code: 503"
+// (/vsicurl/'s open), "HTTP error code : 503" (cpl_http) and S3's "Please
+// reduce your request rate." (/vsis3/'s open of a 503 SlowDown) were not,
+// and each failed attempt asked the store first (8 GETs, ~17 s on a server
+// answering 503: TestTransientStatusThroughGDAL). Permanent answers are
+// not transient by their words: a 403, a 404, a file GDAL read and could
+// not recognise (transientRead asks the store about those).
+func TestTransientGDALMessages(t *testing.T) {
+	transient := []string{
+		"open /vsicurl/http://127.0.0.1:8080/a/B04.tif: HTTP response code: 503",
+		"open /vsicurl/http://127.0.0.1:8080/a/B04.tif: HTTP response code: 429",
+		"open /vsicurl/http://127.0.0.1:8080/a/B04.tif: HTTP response code: 500",
+		"open /vsicurl/https://h/a/B04.tif: HTTP response code: 504 - Operation too slow",
+		"open /vsicurl/https://h/a/B04.tif: HTTP response code: 408",
+		"HTTP response code on https://h:443/a/B04.tif: 503",
+		"read https://h/a/B04.tif block [0 0]: HTTP error code : 503",
+		"HTTP error code: 502 - https://h/a/B04.tif. Retrying again in 0.5 secs",
+		"open /vsis3/archive/s2/B04.tif: Please reduce your request rate.",
+		"open /vsis3/archive/s2/B04.tif: Reduce your request rate.",
+		"open /vsis3/archive/s2/B04.tif: SlowDown",
+		"open /vsis3/archive/s2/B04.tif: Service Unavailable",
+		"open /vsis3/archive/s2/B04.tif: Service is unable to handle request.",
+		"open /vsis3/archive/s2/B04.tif: We encountered an internal error. Please try again.",
+		"open /vsis3/archive/s2/B04.tif: Your socket connection to the server was not read from or written to within the timeout period. Idle connections will be closed.",
+		"open /vsigs/bucket/a/B04.tif: Too Many Requests",
+		"open /vsiaz/c/a/B04.tif: The server is busy.",
+		"open /vsiaz/c/a/B04.tif: Operation could not be completed within the specified time.",
+		"open /vsiaz/c/a/B04.tif: The server encountered an internal error. Please retry the request.",
+		"open /vsicurl/https://h/a/B04.tif: CURL error: Recv failure: Connection reset by peer",
+		"open /vsicurl/https://h/a/B04.tif: CURL error: Connection timed out after 10001 milliseconds",
+		"open /vsicurl/https://h/a/B04.tif: CURL error: Failed to connect to h port 443 after 3 ms: Connection refused",
+		"open /vsicurl/https://h/a/B04.tif: CURL error: Send failure: Broken pipe",
+		"open /vsicurl/https://h/a/B04.tif: CURL error: Resolving timed out after 5000 milliseconds",
+		"read s3://b/a/B04.tif block [0 0]: Connection was reset",
+	}
+	for _, d := range transient {
+		if !transientText(d) {
+			t.Errorf("not transient by its words: %s", d)
+		}
+	}
+	permanent := []string{
+		"open /vsicurl/http://127.0.0.1:8080/a/B04.tif: HTTP response code: 403",
+		"open /vsicurl/http://127.0.0.1:8080/a/B04.tif: HTTP response code: 404",
+		"open /vsicurl/https://h:5003/a/B04.tif: HTTP response code: 401",
+		"read https://h/a/B04.tif block [0 0]: HTTP error code : 404",
+		"open /vsis3/archive/s2/B04.tif: Access Denied",
+		"open /vsis3/archive/s2/B04.tif: The specified key does not exist.",
+		"open /vsis3/archive/s2/B04.tif: The request signature we calculated does not match the signature you provided. Check your key and signing method.",
+		"open /vsicurl/http://127.0.0.1:8080/a/B04.tif: `/vsicurl/http://127.0.0.1:8080/a/B04.tif' not recognized as a supported file format.",
+		"open /vsis3/b/a/B04.tif: /vsis3/b/a/B04.tif: Not a TIFF or MDI file, bad magic number 26740 (0x6874)",
+		"read /data/a/B04.tif block [0 0]: TIFFReadEncodedTile() failed",
+	}
+	for _, d := range permanent {
+		if transientText(d) {
+			t.Errorf("transient by its words: %s", d)
 		}
 	}
 }
@@ -207,6 +271,81 @@ func TestAccessErrorSkipsScene(t *testing.T) {
 		want := map[bool]SkipReason{false: SkipAccess, true: SkipTransient}[transient]
 		if len(obs) != 0 || st.Skipped[want] != 1 || (len(st.Incomplete[g.Field.ID]) == 1) != transient || !strings.Contains(st.Problems[0].Detail, "HTTP 503") {
 			t.Errorf("transient %v: %d observations, skipped %v, incomplete %v, problems %v; want the scene skipped as %s", transient, len(obs), st.Skipped, st.Incomplete, st.Problems, want)
+		}
+	}
+}
+
+// TestTransientStatusThroughGDAL (issue 26): a loopback HTTP server
+// answers GDAL's requests for one asset of a scene with a status; GDAL
+// (/vsicurl/, its own retries off) reports "HTTP response code: N". A 503
+// or 429 is transient by its words: the scene is read again, then given
+// up as transient, its talhão incomplete, and manejo never asks the
+// server itself whether the file is there (before: 8 GETs of its own per
+// failed attempt, ~17 s each). A 404, and a file that answers 200 but is
+// no TIFF, are unreadable — permanent, no second attempt; before, the
+// non-TIFF file counted as transient (the object exists), leaving its
+// talhões incomplete in every run. manejo's own requests are told from
+// GDAL's by their User-Agent (GDAL sends none here).
+func TestTransientStatusThroughGDAL(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	gdal, asked := map[string]int{}, map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		status, name, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if strings.HasSuffix(name, "_red.tif") {
+			mu.Lock()
+			if r.UserAgent() == "" {
+				gdal[status]++
+			} else {
+				asked[status]++
+			}
+			mu.Unlock()
+			switch status {
+			case "notiff":
+				_, _ = w.Write([]byte("<html>this is no TIFF</html>"))
+			default:
+				code, _ := strconv.Atoi(status)
+				w.WriteHeader(code)
+			}
+			return
+		}
+		http.ServeFile(w, r, filepath.Join(dir, name))
+	}))
+	defer srv.Close()
+	it, pts := s2Spec(4, 1200).build(t, dir, "st", "2024-01-01T13:00:00Z")
+	g := fieldAround("f", 0.0002, pts...)
+	for _, c := range []struct {
+		status    string
+		transient bool
+	}{{"503", true}, {"429", true}, {"404", false}, {"notiff", false}} {
+		for _, a := range it["assets"].(map[string]any) {
+			a := a.(map[string]any)
+			a["href"] = srv.URL + "/" + c.status + "/" + filepath.Base(a["href"].(string))
+		}
+		catPath := filepath.Join(dir, c.status+".json")
+		writeJSON(t, catPath, collection(it))
+		cat, errs := LoadCatalog(context.Background(), catPath, CatalogOptions{AllowHrefPrefixes: []string{srv.URL + "/"}})
+		if cat == nil {
+			t.Fatal(errs)
+		}
+		o := Options{SceneAttempts: 2, SceneRetryDelay: time.Millisecond, GDALConfig: []string{"GDAL_HTTP_MAX_RETRY=0"}}
+		t0 := time.Now()
+		_, st, err := sampleWithin(t, context.Background(), time.Minute, cat, g, o)
+		if err != nil || len(st.Problems) != 1 {
+			t.Fatalf("%s: %v, problems %v", c.status, err, st.Problems)
+		}
+		p := st.Problems[0]
+		mu.Lock()
+		n, own := gdal[c.status], asked[c.status]
+		mu.Unlock()
+		t.Logf("%s: %s in %s; GDAL sent %d requests, manejo %d", c.status, p.Detail, time.Since(t0).Round(time.Millisecond), n, own)
+		switch {
+		case c.transient && (p.Reason != SkipTransient || len(st.Incomplete[g.Field.ID]) != 1 || !strings.Contains(p.Detail, "still failing after 2 attempts") || !strings.Contains(p.Detail, "HTTP response code: "+c.status)):
+			t.Errorf("%s: %+v, incomplete %v; want transient after 2 attempts, the talhão incomplete", c.status, p, st.Incomplete)
+		case c.transient && own != 0:
+			t.Errorf("%s: manejo asked the server %d times; the status alone says transient", c.status, own)
+		case !c.transient && (p.Reason != SkipUnreadable || len(st.Incomplete) != 0 || strings.Contains(p.Detail, "still failing")):
+			t.Errorf("%s: %+v, incomplete %v; want unreadable at once, nothing incomplete", c.status, p, st.Incomplete)
 		}
 	}
 }
