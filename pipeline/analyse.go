@@ -29,6 +29,10 @@ type fieldOut struct {
 	Payload   []byte // SINM JSON; nil when it could not be built
 	// Failure is set when the talhão failed as a whole.
 	Failure string
+	// Incomplete is set, with the reason, when an input of the talhão
+	// failed transiently (the DEM): no rows, no payload; a later run
+	// reads it again.
+	Incomplete string
 }
 
 // cellSeries is the observations of one cell, by date, one per date
@@ -122,7 +126,11 @@ func (s *stage) analyse(ctx context.Context, g grid.Grid, obs []series.Obs, gap 
 	byCell := seriesByCell(g, obs)
 	reasons = append(reasons, s.assessT(g, byCell, seen.first, pf, &out, &ind)...)
 	reasons = append(reasons, s.assessC(g, byCell, seen.first, &out, &ind)...)
-	reasons = append(reasons, s.assessSlope(ctx, g, reads, &ind)...)
+	slopeReasons, retry := s.assessSlope(ctx, g, reads, &ind)
+	if retry != "" {
+		return fieldOut{ID: g.Field.ID, Incomplete: retry}
+	}
+	reasons = append(reasons, slopeReasons...)
 
 	ind.Status = export.StatusOK
 	if ind.TLevel == nil || ind.CLevel == nil || ind.SlopeMeanPct == nil {
@@ -441,35 +449,47 @@ func cellCoverRows(id string, g grid.Grid, sc coverage.SeasonCover) []export.Cel
 
 // assessSlope sets the talhão's slope: read in the background while its
 // batch was sampled (reads), else read from the DEM now. It returns the
-// reasons slope is missing and its warnings.
-func (s *stage) assessSlope(ctx context.Context, g grid.Grid, reads *slopeReads, ind *export.IndicatorRow) []export.Reason {
+// reasons slope is missing and its warnings; retry is set instead, with
+// the reason, when the DEM failed transiently (demTransient): the talhão
+// is then incomplete, not partial, so its batch is computed again by the
+// next run (review #6; a partial talhão was committed and never retried).
+func (s *stage) assessSlope(ctx context.Context, g grid.Grid, reads *slopeReads, ind *export.IndicatorRow) (reasons []export.Reason, retry string) {
 	if pct, ok := s.in.slopes[g.Field.ID]; ok { // an observation table's slope_pct
 		tableSlope(pct, ind)
-		return nil
+		return nil, ""
 	}
 	if s.in.dem == nil {
-		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeNoDEM, Detail: "no usable DEM (--dem)"}}
+		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeNoDEM, Detail: "no usable DEM (--dem)"}}, ""
 	}
 	r, ok := reads.get(g.Field.ID)
 	if !ok && s.in.demStuck.Load() {
-		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeDEMStuck,
-			Detail: "the DEM stopped answering (an earlier read passed its deadline, storage.CallTimeout); slope not read"}}
+		why := export.Reason{Subject: export.SubjectSlope, Code: export.CodeDEMStuck,
+			Detail: "the DEM stopped answering (an earlier read passed its deadline, storage.CallTimeout); slope not read"}
+		return nil, incompleteSlope(why)
 	}
 	if !ok {
 		r.sr, r.err = s.readSlope(ctx, g.Field)
 	}
 	sr, err := r.sr, r.err
 	if err != nil {
-		return []export.Reason{{Subject: export.SubjectSlope, Code: export.CodeSlopeFailed, Detail: err.Error()}}
+		why := export.Reason{Subject: export.SubjectSlope, Code: export.CodeSlopeFailed, Detail: err.Error()}
+		if demTransient(err) {
+			return nil, incompleteSlope(why)
+		}
+		return []export.Reason{why}, ""
 	}
 	ind.SlopeMeanPct, ind.SlopeMedianPct, ind.SlopeP90Pct = new(sr.MeanPct), new(sr.MedianPct), new(sr.P90Pct)
 	ind.ContourRequired = new(sr.ContourRequired)
 	ind.DeclividadeMedia = new(int32(sr.DeclividadeMedia))
-	var reasons []export.Reason
 	for _, w := range sr.Warnings {
 		reasons = append(reasons, export.Reason{Subject: export.SubjectSlope, Code: export.CodeSlopeWarning, Detail: w})
 	}
-	return reasons
+	return reasons, ""
+}
+
+// incompleteSlope is the reason of a talhão incomplete for its slope.
+func incompleteSlope(why export.Reason) string {
+	return why.String() + "; the DEM failed transiently, run again to read it"
 }
 
 // cycleNumber maps a coverage cycle kind to the cycle column: 1 = 1ª safra,

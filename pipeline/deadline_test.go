@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manejo/manejo/export"
 	"github.com/manejo/manejo/storage"
 )
 
@@ -66,10 +67,12 @@ func fmtErr(err error) string {
 
 // TestDEMReadDeadline (issue 19 item d): a DEM that opens and then stops
 // answering — an HTTP server that serves the GeoTIFF's header and never
-// the tiles — leaves each talhão's slope missing with the deadline as its
+// the tiles — leaves each talhão's slope unread with the deadline as its
 // reason instead of hanging the run: the first reads end at
 // storage.CallTimeout, the talhões after them skip the DEM (the abandoned
-// read still holds it), and the run finishes.
+// read still holds it), and the run finishes. Those talhões are
+// incomplete (review #6: a transient DEM failure; exit 4, run again), not
+// partial as before.
 func TestDEMReadDeadline(t *testing.T) {
 	dir := archive(t)
 	dem, err := os.ReadFile(filepath.Join(dir, "dem.tif"))
@@ -112,7 +115,15 @@ func TestDEMReadDeadline(t *testing.T) {
 			deadline++
 		case strings.Contains(f.Reason, "slope: the DEM stopped answering"):
 			skipped++
+		default:
+			continue
 		}
+		if f.Status != export.StatusIncomplete || f.Stage != "slope" {
+			t.Errorf("%s: %s at stage %q (%s); want incomplete for its slope", f.FieldID, f.Status, f.Stage, f.Reason)
+		}
+	}
+	if sum.Incomplete != deadline+skipped {
+		t.Errorf("%d talhões incomplete, want the %d the DEM failed", sum.Incomplete, deadline+skipped)
 	}
 	t.Logf("%s: %d talhões at the deadline, %d skipping the DEM, %d in all", time.Since(t0).Round(time.Millisecond), deadline, skipped, sum.Total)
 	if deadline == 0 || deadline > cfg.Workers || deadline+skipped < sum.Total-sum.Failed || time.Since(t0) > 2*time.Minute {

@@ -253,6 +253,11 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 		if ctx.Err() != nil || errors.Is(err, ErrCatalogSearch) {
 			return err
 		}
+		if openTransient(err) {
+			// No configuration error (exit 2, never retried): the run
+			// could not finish (exit 1), and an engine retries it.
+			return fmt.Errorf("--dem failed transiently, run again: %w", err)
+		}
 		return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
 	}
 	in.dem = dem
@@ -261,6 +266,14 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 		in.finger[src] = sha([]byte(strings.Join(r.m.DEMSearch.Tiles, "\n")))
 	}
 	return nil
+}
+
+// openTransient says whether the DEM's open failed transiently: after
+// GDAL's retries (a 503, a time-out), or in words that say so. A DEM that
+// did not open within its deadline stays a configuration error, as one
+// absent, corrupt or without CRS is (TestInputDeadlines).
+func openTransient(err error) bool {
+	return errors.Is(err, slope.ErrRetried) || !errors.Is(err, storage.ErrDeadline) && series.TransientMessage(err.Error())
 }
 
 // checkCodes requires a satellite code for every collection of the catalog

@@ -79,6 +79,16 @@ func (s *stage) readSlope(ctx context.Context, f grid.Field) (slope.Result, erro
 	return sr, err
 }
 
+// demTransient says whether a slope error is a transient failure of the
+// DEM, which a later run may get past: a read past its deadline (the DEM
+// stuck), one that failed after GDAL's retries (slope.ErrRetried), or one
+// whose words name a transient cause (series.TransientMessage: a 503,
+// throttling, a time-out, a reset). A DEM that is read and yields no slope
+// (outside its extent, all void, a corrupt tile) is not.
+func demTransient(err error) bool {
+	return errors.Is(err, storage.ErrDeadline) || errors.Is(err, slope.ErrRetried) || series.TransientMessage(err.Error())
+}
+
 // later is a value being computed in the background (goLater): the run
 // starts the reads that need nothing from each other at once, so on a
 // remote store their round trips overlap instead of adding up (issue 15).

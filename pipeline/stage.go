@@ -285,6 +285,11 @@ func (s *stage) commit(ctx context.Context, dir string, outs []fieldOut, sum *ba
 			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Stage: "analyse", Status: export.StatusFailed, Reason: o.Failure})
 			continue
 		}
+		if o.Incomplete != "" { // as dropIncomplete: no rows, no payload, the batch not reused
+			sum.Incomplete++
+			sum.Failures = append(sum.Failures, export.Failure{FieldID: o.ID, Stage: "slope", Status: export.StatusIncomplete, Reason: o.Incomplete})
+			continue
+		}
 		rows.add(o)
 		switch o.Indicator.Status {
 		case export.StatusOK:

@@ -51,6 +51,13 @@ func transientStatus(code string) bool {
 	return code == "408" || code == "429" || code[0] == '5'
 }
 
+// TransientMessage reports whether the message of a failed GDAL call names
+// a transient cause by its words alone (transientText: an HTTP 408/429/5xx
+// in any of GDAL's wordings, a store's throttling or server-error message,
+// the transport): the classification of the DEM's reads (package pipeline)
+// uses it, without asking the store.
+func TransientMessage(msg string) bool { return transientText(msg) }
+
 // transientText reports whether a read failure's detail names a transient
 // cause: transientMarks (any case), or a transient HTTP status in GDAL's
 // words. A permanent status (403, 404) or a file GDAL could not recognise

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -53,9 +54,10 @@ func Open(ctx context.Context, src string) (*DEM, error) {
 		return nil, fmt.Errorf("open DEM %s: %w", src, err)
 	}
 	storage.InitGDAL()
-	ds, err := godal.Open(storage.GDALPath(src), godal.RasterOnly())
+	var l gdalLog
+	ds, err := godal.Open(storage.GDALPath(src), godal.RasterOnly(), godal.ErrLogger(l.handler))
 	if err != nil {
-		return nil, fmt.Errorf("open DEM %s: %w", src, err)
+		return nil, fmt.Errorf("open DEM %s: %w", src, l.explain(err))
 	}
 	d := &DEM{src: src, ds: ds}
 	if err := d.init(); err != nil {
@@ -295,10 +297,11 @@ func (d *DEM) read(win window) ([]float32, error) {
 		d.mu.Unlock()
 		return nil, errors.New("DEM is closed")
 	}
-	err := d.band.Read(ic0, ir0, buf, iw, ih)
+	var l gdalLog
+	err := d.band.Read(ic0, ir0, buf, iw, ih, godal.ErrLogger(l.handler))
 	d.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.src, err)
+		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.src, l.explain(err))
 	}
 	if d.hasNoData {
 		NoDataToNaN(buf, d.nodata)
@@ -310,6 +313,46 @@ func (d *DEM) read(win window) ([]float32, error) {
 	}
 	return dem, nil
 }
+
+// gdalLog is the error handler of one GDAL call on the DEM: a warning is
+// not an error. GDAL warns "HTTP error code: 503 - <url>. Retrying again
+// in 0.5 secs" when it retries a request itself, which godal's default
+// handler would turn into a failed open or read even when the retry
+// succeeded. The retries it announced are kept: when the call fails after
+// them (GDAL then reports only the driver's failure, "TIFFReadEncodedTile()
+// failed"), explain says so, which makes the failure transient to its
+// caller (ErrRetried: a 503 or a time-out that outlasted GDAL's retries).
+type gdalLog struct {
+	retries int
+	last    string // the last retry warning, without its URL
+}
+
+func (l *gdalLog) handler(ec godal.ErrorCategory, _ int, msg string) error {
+	if ec > godal.CE_Warning {
+		return errors.New(msg)
+	}
+	if strings.Contains(msg, "Retrying") {
+		l.retries++
+		// "HTTP error code: 503 - <url>. Retrying…": the URL may carry a
+		// signature (a SAS token), so only the status is kept.
+		l.last, _, _ = strings.Cut(msg, " - ")
+	}
+	return nil
+}
+
+// explain adds to err, a failed call's error, the retries GDAL announced
+// during it (ErrRetried).
+func (l *gdalLog) explain(err error) error {
+	if l.retries == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (%w %d time(s), the last: %s)", err, ErrRetried, l.retries, l.last)
+}
+
+// ErrRetried marks a DEM open or read that failed after GDAL retried some
+// of its requests (GDAL retries only HTTP 429, 500, 502–504 and time-outs):
+// a transient failure, which a later run may get past.
+var ErrRetried = errors.New("slope: GDAL retried the DEM's requests")
 
 // Fields returns the slope of each talhão of fields, in order, computing
 // jobs talhões at a time (at least one); errs[i] is the error of talhão i.

@@ -1,13 +1,19 @@
 package slope
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/paulmach/orb"
 
@@ -67,4 +73,61 @@ func TestOpenRemote(t *testing.T) {
 			t.Errorf("mean via http = %v, local %v", got, want)
 		}
 	})
+}
+
+// TestReadThroughGDALRetries (issue 26, review #6): a DEM on a loopback
+// HTTP server whose tile reads answer 503. When GDAL's own retry gets
+// the tile (the first 503 only), the slope is read, equal to the local
+// one: GDAL's retry warning is no error (before, godal's default handler
+// failed the read on it, URL included). When every retry fails too, the
+// error wraps ErrRetried and names the status, without the URL.
+func TestReadThroughGDALRetries(t *testing.T) {
+	dir := t.TempDir()
+	const n = 120
+	gt := [6]float64{-52, arcsec, 0, -28, 0, -arcsec}
+	local := writeTestDEM(t, dir, "dem.tif", synthHills(n, gt), n, n, gt, 4326)
+	data, err := os.ReadFile(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failures atomic.Int64 // tile reads still to answer 503; < 0: all
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var from int
+		fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &from)
+		if from > 0 && (failures.Load() < 0 || failures.Add(-1) >= 0) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		http.ServeContent(w, r, "dem.tif", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	t.Setenv("GDAL_DISABLE_READDIR_ON_OPEN", "EMPTY_DIR")
+	t.Setenv("GDAL_HTTP_MAX_RETRY", "2")
+	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.01")
+	f := grid.Field{ID: "retried", Geometry: orb.MultiPolygon{{{
+		{-51.99, -28.01}, {-51.98, -28.01}, {-51.98, -28.02}, {-51.99, -28.02}, {-51.99, -28.01},
+	}}}}
+	field := func(src string) (Result, error) {
+		t.Helper()
+		d, err := Open(context.Background(), src)
+		if err != nil {
+			t.Fatalf("Open(%s): %v", src, err)
+		}
+		defer d.Close()
+		return d.Field(context.Background(), f)
+	}
+	want, err := field(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures.Store(1)
+	got, err := field(srv.URL + "/once/dem.tif")
+	if err != nil || got.MeanPct != want.MeanPct {
+		t.Errorf("one 503, then the tile: %v, mean %v; want the local mean %v", err, got.MeanPct, want.MeanPct)
+	}
+	failures.Store(-1)
+	_, err = field(srv.URL + "/down/dem.tif")
+	if !errors.Is(err, ErrRetried) || !strings.Contains(err.Error(), "HTTP error code: 503") || strings.Contains(err.Error(), srv.URL+"/down/dem.tif.") {
+		t.Errorf("every tile read 503: %v; want ErrRetried with the status, without the URL", err)
+	}
 }
