@@ -22,21 +22,29 @@ import (
 	"github.com/manejo/manejo/storage/s3test"
 )
 
-// TestOpenRemote reads the same 1″ COG from local disk, from an in-process
-// S3 server (s3:// → /vsis3/) and over HTTP (https:// → /vsicurl/, here
-// plain http on loopback), and expects the same slope.
-func TestOpenRemote(t *testing.T) {
-	dir := t.TempDir()
+// remoteDEM writes a 1″ COG of hills into a temporary folder and returns
+// the folder, the file, its bytes and a talhão over it.
+func remoteDEM(t *testing.T) (dir, local string, data []byte, f grid.Field) {
+	t.Helper()
+	dir = t.TempDir()
 	const n = 120
 	gt := [6]float64{-52, arcsec, 0, -28, 0, -arcsec}
-	local := writeTestDEM(t, dir, "dem.tif", synthHills(n, gt), n, n, gt, 4326)
+	local = writeTestDEM(t, dir, "dem.tif", synthHills(n, gt), n, n, gt, 4326)
 	data, err := os.ReadFile(local)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := grid.Field{ID: "remote", Geometry: orb.MultiPolygon{{{
+	f = grid.Field{ID: "remote", Geometry: orb.MultiPolygon{{{
 		{-51.99, -28.01}, {-51.98, -28.01}, {-51.98, -28.02}, {-51.99, -28.02}, {-51.99, -28.01},
 	}}}}
+	return dir, local, data, f
+}
+
+// TestOpenRemote reads the same 1″ COG from local disk, from an in-process
+// S3 server (s3:// → /vsis3/) and over HTTP (https:// → /vsicurl/, here
+// plain http on loopback), and expects the same slope.
+func TestOpenRemote(t *testing.T) {
+	dir, local, data, f := remoteDEM(t)
 	mean := func(src string) float64 {
 		t.Helper()
 		d, err := Open(context.Background(), src)
@@ -82,14 +90,7 @@ func TestOpenRemote(t *testing.T) {
 // failed the read on it, URL included). When every retry fails too, the
 // error wraps ErrRetried and names the status, without the URL.
 func TestReadThroughGDALRetries(t *testing.T) {
-	dir := t.TempDir()
-	const n = 120
-	gt := [6]float64{-52, arcsec, 0, -28, 0, -arcsec}
-	local := writeTestDEM(t, dir, "dem.tif", synthHills(n, gt), n, n, gt, 4326)
-	data, err := os.ReadFile(local)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, local, data, f := remoteDEM(t)
 	var failures atomic.Int64 // tile reads still to answer 503; < 0: all
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var from int
@@ -104,9 +105,6 @@ func TestReadThroughGDALRetries(t *testing.T) {
 	t.Setenv("GDAL_DISABLE_READDIR_ON_OPEN", "EMPTY_DIR")
 	t.Setenv("GDAL_HTTP_MAX_RETRY", "2")
 	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.01")
-	f := grid.Field{ID: "retried", Geometry: orb.MultiPolygon{{{
-		{-51.99, -28.01}, {-51.98, -28.01}, {-51.98, -28.02}, {-51.99, -28.02}, {-51.99, -28.01},
-	}}}}
 	field := func(src string) (Result, error) {
 		t.Helper()
 		d, err := Open(context.Background(), src)
