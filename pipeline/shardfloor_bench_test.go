@@ -164,101 +164,121 @@ func (fc *floorCalc) refs(at map[string]int, n int) []map[int64]int {
 // needs, the group of its talhões needing it, to each other shard. It
 // returns the assignment found (a local optimum, not a proof of the best).
 func (fc *floorCalc) improve(at map[string]int, n int) map[string]int {
-	at2 := map[string]int{}
+	m := floorMoves{fc: fc, at: map[string]int{}, w: make([]float64, n)}
 	total := 0.0
-	w := make([]float64, n)
 	for id, s := range at {
-		at2[id] = s
-		w[s] += fc.weight[id]
+		m.at[id] = s
+		m.w[s] += fc.weight[id]
 		total += fc.weight[id]
 	}
-	lo, hi := total/float64(n)*(1-2*cutSlack), total/float64(n)*(1+2*cutSlack)
-	refs := fc.refs(at2, n)
-	// delta of moving group g from a to b, in bytes.
-	blockBytes := func(k int64) int64 { return fc.layouts[k>>32].bytes[k&0xffffffff] }
+	m.lo, m.hi = total/float64(n)*(1-2*cutSlack), total/float64(n)*(1+2*cutSlack)
+	m.refs = fc.refs(m.at, n)
 	for pass := 0; pass < 20; pass++ {
 		moved := false
 		for a := range n {
-			// groups by block of shard a
-			groups := map[int64][]string{}
-			for id, s := range at2 {
-				if s != a {
-					continue
-				}
-				for _, k := range fc.need[id] {
-					if refs[a][k] <= 64 {
-						groups[k] = append(groups[k], id)
-					}
-				}
-			}
+			groups := m.groups(a)
 			keys := make([]int64, 0, len(groups))
 			for k := range groups {
 				keys = append(keys, k)
 			}
 			sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 			for _, k := range keys {
-				g := groups[k]
-				sort.Strings(g)
-				var gw float64
-				cnt := map[int64]int{}
-				ok := true
-				for _, id := range g {
-					if at2[id] != a {
-						ok = false
-						break
-					}
-					gw += fc.weight[id]
-					for _, kk := range fc.need[id] {
-						cnt[kk]++
-					}
-				}
-				if !ok || w[a]-gw < lo {
-					continue
-				}
-				var save int64
-				for kk, c := range cnt {
-					if refs[a][kk] == c {
-						save += blockBytes(kk)
-					}
-				}
-				best, bestDelta := -1, int64(0)
-				for b := range n {
-					if b == a || w[b]+gw > hi {
-						continue
-					}
-					var add int64
-					for kk := range cnt {
-						if refs[b][kk] == 0 {
-							add += blockBytes(kk)
-						}
-					}
-					if d := add - save; d < bestDelta {
-						best, bestDelta = b, d
-					}
-				}
-				if best < 0 {
-					continue
-				}
-				for _, id := range g {
-					for _, kk := range fc.need[id] {
-						refs[a][kk]--
-						if refs[a][kk] == 0 {
-							delete(refs[a], kk)
-						}
-						refs[best][kk]++
-					}
-					at2[id] = best
-				}
-				w[a] -= gw
-				w[best] += gw
-				moved = true
+				moved = m.move(a, groups[k]) || moved
 			}
 		}
 		if !moved {
 			break
 		}
 	}
-	return at2
+	return m.at
+}
+
+// floorMoves is the state of improve: the assignment, the blocks each
+// shard needs (key → talhões needing it), the shards' cells and the
+// balance bounds.
+type floorMoves struct {
+	fc     *floorCalc
+	at     map[string]int
+	refs   []map[int64]int
+	w      []float64
+	lo, hi float64
+}
+
+// groups returns shard a's groups of talhões by block they need (blocks
+// needed by at most 64 of its talhões).
+func (m *floorMoves) groups(a int) map[int64][]string {
+	groups := map[int64][]string{}
+	for id, s := range m.at {
+		if s != a {
+			continue
+		}
+		for _, k := range m.fc.need[id] {
+			if m.refs[a][k] <= 64 {
+				groups[k] = append(groups[k], id)
+			}
+		}
+	}
+	return groups
+}
+
+// move moves group g out of shard a to the shard where it lowers the sum
+// of the floors most, within the balance bounds; false when none does (or
+// a talhão of g has moved already).
+func (m *floorMoves) move(a int, g []string) bool {
+	fc := m.fc
+	blockBytes := func(k int64) int64 { return fc.layouts[k>>32].bytes[k&0xffffffff] }
+	sort.Strings(g)
+	var gw float64
+	cnt := map[int64]int{}
+	for _, id := range g {
+		if m.at[id] != a {
+			return false
+		}
+		gw += fc.weight[id]
+		for _, kk := range fc.need[id] {
+			cnt[kk]++
+		}
+	}
+	if m.w[a]-gw < m.lo {
+		return false
+	}
+	var save int64
+	for kk, c := range cnt {
+		if m.refs[a][kk] == c {
+			save += blockBytes(kk)
+		}
+	}
+	best, bestDelta := -1, int64(0)
+	for b := range m.w {
+		if b == a || m.w[b]+gw > m.hi {
+			continue
+		}
+		var add int64
+		for kk := range cnt {
+			if m.refs[b][kk] == 0 {
+				add += blockBytes(kk)
+			}
+		}
+		if d := add - save; d < bestDelta {
+			best, bestDelta = b, d
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	for _, id := range g {
+		for _, kk := range fc.need[id] {
+			m.refs[a][kk]--
+			if m.refs[a][kk] == 0 {
+				delete(m.refs[a], kk)
+			}
+			m.refs[best][kk]++
+		}
+		m.at[id] = best
+	}
+	m.w[a] -= gw
+	m.w[best] += gw
+	return true
 }
 
 // lowerBound is a floor no partition into n shards whose estimated cells
