@@ -35,3 +35,12 @@ func withOracleSoil(soil spectral.Endmember, _ bool) spectral.Endmember { return
 
 // withOracleStraw is straw: no oracle replaces a season's straw.
 func withOracleStraw(straw spectral.Endmember, _ time.Time) spectral.Endmember { return straw }
+
+// withAgedEnvelope is the declared season's envelope as dryEnvelope gave it.
+func withAgedEnvelope(_ *calibration, _ time.Time, env float64, ok bool) (float64, bool) {
+	return env, ok
+}
+
+// withDeclaredPoint is mean: a declared season is read with the
+// posterior-mean straw.
+func withDeclaredPoint(_ spectral.StrawFit, mean float64) float64 { return mean }

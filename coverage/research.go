@@ -3,6 +3,8 @@
 package coverage
 
 import (
+	"math"
+	"sort"
 	"time"
 
 	"github.com/manejo/manejo/spectral"
@@ -24,6 +26,18 @@ var intervalScale = defaultIntervalScale
 // declaredIntervalScale is defaultDeclaredIntervalScale unless
 // -declaredintervalscale sets it.
 var declaredIntervalScale = defaultDeclaredIntervalScale
+
+// envelopeFromEnd: declared seasons take their envelope from the
+// residue's end on, aged to the window (agedEnvelope; -envfromend).
+var envelopeFromEnd = false
+
+// envelopeMaxAgeDays bounds how far before the sowing agedEnvelope
+// looks (-envmaxage).
+var envelopeMaxAgeDays = 180
+
+// declaredMedian: declared seasons are read with the posterior-median
+// straw NDTI, not the mean (-declaredmedian).
+var declaredMedian = false
 
 // residueSDScale scales the declared residue prior's standard deviation
 // (-residuesdscale; 1 in the product).
@@ -61,4 +75,70 @@ func withOracleStraw(straw spectral.Endmember, sowing time.Time) spectral.Endmem
 		return straw
 	}
 	return oracleStraw(straw, sowing)
+}
+
+// withAgedEnvelope is the declared season's envelope (env, ok), or with
+// -envfromend agedEnvelope's when it has one (tried in issue 30's fourth
+// session, not kept: docs/coverage.md).
+func withAgedEnvelope(c *calibration, to time.Time, env float64, ok bool) (float64, bool) {
+	if a, aok := agedEnvelope(c, to); aok && envelopeFromEnd {
+		return a, true
+	}
+	return env, ok
+}
+
+// withDeclaredPoint is the posterior-mean straw NDTI mean a declared
+// season is read with, or with -declaredmedian the posterior median.
+func withDeclaredPoint(f spectral.StrawFit, mean float64) float64 {
+	if declaredMedian {
+		return weightedMedianNDTI(f)
+	}
+	return mean
+}
+
+// agedEnvelope is the dry-residue envelope of a declared residue whose
+// crop ended on a declared day: the second-highest talhão-median NDTI of
+// the dry dates from that end to the sowing to, each lowered by the NDTI
+// the law says the residue loses between its date and the day the prior
+// is read (decayDrop times the mass decomposed in between). False
+// without a declared end or with fewer than minEnvelopeDates such dates.
+func agedEnvelope(c *calibration, to time.Time) (float64, bool) {
+	r := c.residue
+	if r.end.IsZero() {
+		return math.NaN(), false
+	}
+	from := r.end
+	if lim := to.AddDate(0, 0, -envelopeMaxAgeDays); from.Before(lim) {
+		from = lim
+	}
+	var v []float64
+	for i, d := range c.dates {
+		if d.Before(from) || !d.Before(to) || c.ndvi[i] >= envelopeMaxNDVI {
+			continue
+		}
+		loss := massLeft(r.halfLife, r.end, d) - massLeft(r.halfLife, r.end, r.read)
+		v = append(v, c.ndti[i]-decayDrop*loss)
+	}
+	if len(v) < minEnvelopeDates {
+		return math.NaN(), false
+	}
+	sort.Float64s(v)
+	return v[len(v)-2], true
+}
+
+// weightedMedianNDTI is the weighted median of the straw NDTIs of f.
+func weightedMedianNDTI(f spectral.StrawFit) float64 {
+	type pt struct{ v, w float64 }
+	pts := make([]pt, len(f.Weights))
+	for i, w := range f.Weights {
+		pts[i] = pt{f.Spectra[i].Endmember().NDTI, w}
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].v < pts[j].v })
+	acc := 0.0
+	for _, p := range pts {
+		if acc += p.w; acc >= 0.5 {
+			return p.v
+		}
+	}
+	return pts[len(pts)-1].v
 }

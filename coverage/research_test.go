@@ -20,5 +20,8 @@ func init() {
 		return err
 	})
 	flag.Float64Var(&residueSDScale, "residuesdscale", 1, "diagnostics: scale of the declared residue prior's sd")
+	flag.BoolVar(&envelopeFromEnd, "envfromend", false, "diagnostics: declared seasons' envelope from the residue's end, aged (agedEnvelope)")
+	flag.IntVar(&envelopeMaxAgeDays, "envmaxage", 180, "diagnostics: agedEnvelope's reach before the sowing, days")
+	flag.BoolVar(&declaredMedian, "declaredmedian", false, "diagnostics: read declared seasons with the posterior-median straw")
 	flag.BoolVar(&plainUnmix, "plainunmix", false, "unmix with spectral.New, not NewDry (the estimator before the dry line)")
 }

@@ -64,8 +64,10 @@ const (
 	// decomposes (Daughtry, Serbin, Reeves, Doraiswamy & Hunt 2009,
 	// "Wheat straw composition and spectral reflectance changes during
 	// decomposition", wheat straw in mesh bags over 22 months: the
-	// mechanism checked against its abstract; the size of the drop as
-	// recalled).
+	// mechanism checked against its abstract; so is Nagler, Daughtry &
+	// Goward 2000, Remote Sens. Environ. 71: the cellulose absorption
+	// index of dry litters "generally decreased with age"; the size of the
+	// drop as recalled).
 	decayDrop   = 0.10
 	decayDropSD = 0.05
 	// slowSeasonRate is the decomposition rate of the dry (Cerrado) or
@@ -139,6 +141,12 @@ func fold(s string) string {
 type residuePrior struct {
 	ndti, sd float64
 	note     string // what was declared and read, for SeasonCover.Residue
+	// halfLife and end: the residue's mean rainy-season half-life and the
+	// day its crop ended (zero: not declared), for the research build's
+	// aged envelope (research.go).
+	halfLife float64
+	end      time.Time
+	read     time.Time // the day the prior is read at
 }
 
 // previous returns the plantings whose residue lies on the field at
@@ -185,7 +193,7 @@ func (h History) priorAt(sowing time.Time, windowDays int) (residuePrior, bool) 
 	}
 	read := sowing.AddDate(0, 0, -windowDays/2)
 	var names []string
-	var mean, sd float64
+	var mean, sd, hl float64
 	n := 0
 	for _, p := range prev {
 		names = append(names, p.Crop)
@@ -194,7 +202,7 @@ func (h History) priorAt(sowing time.Time, windowDays int) (residuePrior, bool) 
 			continue
 		}
 		m, s := residueNDTI(l, p.End, read)
-		mean, sd, n = mean+m, math.Max(sd, s), n+1
+		mean, sd, hl, n = mean+m, math.Max(sd, s), hl+l.HalfLifeDays, n+1
 	}
 	what := strings.Join(names, "+")
 	if n == 0 {
@@ -205,7 +213,7 @@ func (h History) priorAt(sowing time.Time, windowDays int) (residuePrior, bool) 
 	if end := prev[0].End; !end.IsZero() {
 		age = fmt.Sprintf("ended %s, %d days before sowing", end.Format(time.DateOnly), int(sowing.Sub(end).Hours()/24))
 	}
-	return residuePrior{ndti: mean, sd: sd,
+	return residuePrior{ndti: mean, sd: sd, halfLife: hl / float64(n), end: prev[0].End, read: read,
 		note: fmt.Sprintf("declared residue %s (%s): prior straw NDTI %.3f ± %.3f", what, age, mean, sd)}, true
 }
 
@@ -309,11 +317,12 @@ func (c *calibration) strawDeclared(from, to time.Time) spectral.StrawFit {
 	if ok && env-envelopeSD > mu+2*sd {
 		sd = math.Max(sd, priorStrawSD)
 	}
+	env, ok = withAgedEnvelope(c, to, env, ok)
 	fit := spectral.PriorStrawAt(mu, sd)
 	if ok {
 		fit = fit.AtLeast(env, envelopeSD)
 	}
-	b := fit.Mean().Endmember().NDTI
+	b := withDeclaredPoint(fit, fit.Mean().Endmember().NDTI)
 	s := fit.Straw
 	s.SWIR2 = s.SWIR1 * (1 - b) / (1 + b)
 	fit.Straw = s
