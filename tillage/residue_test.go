@@ -193,7 +193,8 @@ func TestResidueAlikeFloor(t *testing.T) {
 // TestLowResidueSoil: where the talhão's soil falls does not make it read
 // as revolved. A window at 36 % straw on the reference line, read with a
 // soil whose NDTI is close to its own (as a fit pulled up by the talhão's
-// straw can land), makes no low-residue event; a bare window (the
+// straw can land), makes no low-residue event, nor does the review's
+// window at NDTI 0.10 under a soil fit FitSoil accepts; a bare window (the
 // reference soil's NDTI) read with a darker soil (NDTI 0.03: about 11 %
 // straw against it) still makes one.
 func TestLowResidueSoil(t *testing.T) {
@@ -201,6 +202,27 @@ func TestLowResidueSoil(t *testing.T) {
 	high.Soil.NDTI = 0.11
 	if ev := Detect(residueCells(30, func(int) float64 { return 0.36 }, 7), high); len(ev) != 0 {
 		t.Errorf("no-till window, soil NDTI 0.11: events %+v, want none", ev)
+	}
+	// The review's case (s7 #2): a no-till window at NDTI 0.10 ± 0.01 (NDVI
+	// 0.18, 20 points every 6 days) read with a
+	// soil fit that scaled the reference's SWIR1 by 1.05 (accepted by
+	// FitSoil; NDTI ≈ 0.077, where the window read 13 % straw before the
+	// guard): no event.
+	fit := spectral.SoilSpectrum
+	fit.SWIR1 *= 1.05
+	bright := DefaultParams()
+	bright.Soil = fit.Endmember()
+	rng := rand.New(rand.NewPCG(11, 3))
+	flat := make([]Cell, 20)
+	for p := range flat {
+		flat[p].ID = fmt.Sprint(p)
+		for i := range 30 {
+			flat[p].Obs = append(flat[p].Obs, Obs{Date: time.Date(2020, 11, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 6*i),
+				NDVI: 0.18, NDTI: 0.10 + 0.01*rng.NormFloat64()})
+		}
+	}
+	if ev := Detect(flat, bright); len(ev) != 0 {
+		t.Errorf("no-till window at NDTI 0.10, soil fit ×1.05 (NDTI %.3f): events %+v, want none", bright.Soil.NDTI, ev)
 	}
 	dark := DefaultParams()
 	dark.Soil.NDTI = 0.03
