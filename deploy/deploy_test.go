@@ -425,3 +425,68 @@ func resolve(t *testing.T, v any, params map[string]string) any {
 	}
 	return v
 }
+
+// TestExchangeJobs checks the two-phase plan of the block exchange: the
+// Kubernetes read and finish Indexed Jobs decode strictly as batch/v1
+// Jobs, the AWS Batch submissions strictly as the SDK's SubmitJobInput;
+// each pair runs the same command on the same shards but for --phase
+// read, then finish (with --exchange-wait), and the finish array job
+// depends on the whole read array job (a dependency without a type, not
+// N_TO_N: a finish shard needs every shard's read phase).
+func TestExchangeJobs(t *testing.T) {
+	flags := runFlags(t)
+	var k8s []map[string]string
+	for _, name := range []string{"exchange-read-job.yaml", "exchange-finish-job.yaml"} {
+		var job batchv1.Job
+		if err := yaml.UnmarshalStrict(read(t, "kubernetes/"+name), &job); err != nil {
+			t.Fatalf("%s is not a strict batch/v1 Job: %v", name, err)
+		}
+		k8s = append(k8s, checkIndexedJob(t, name, job.Spec, flags))
+	}
+	checkPhases(t, "kubernetes", k8s)
+
+	var raw []json.RawMessage
+	if err := json.Unmarshal(read(t, "aws-batch/exchange-jobs.json"), &raw); err != nil || len(raw) != 2 {
+		t.Fatalf("exchange-jobs.json: %d submissions, %v; want two", len(raw), err)
+	}
+	var aws []map[string]string
+	for i, r := range raw {
+		var in batch.SubmitJobInput
+		if err := strictJSON(r, &in); err != nil {
+			t.Fatalf("exchange-jobs.json[%d] is not a strict SubmitJobInput: %v", i, err)
+		}
+		if in.ContainerOverrides == nil || in.ArrayProperties == nil {
+			t.Fatalf("exchange-jobs.json[%d]: want an array job with its command", i)
+		}
+		vals := checkArgs(t, fmt.Sprintf("exchange-jobs.json[%d]", i), in.ContainerOverrides.Command, flags)
+		if fmt.Sprint(deref(in.ArrayProperties.Size)) != vals["shards"] {
+			t.Errorf("exchange-jobs.json[%d]: array size %d, --shards %q; want equal", i, deref(in.ArrayProperties.Size), vals["shards"])
+		}
+		deps := len(in.DependsOn)
+		if i == 0 && deps != 0 || i == 1 && (deps != 1 || in.DependsOn[0].Type != "") {
+			t.Errorf("exchange-jobs.json[%d]: dependsOn %+v; want none for the read phase, one without a type for the finish", i, in.DependsOn)
+		}
+		aws = append(aws, vals)
+	}
+	checkPhases(t, "aws-batch", aws)
+}
+
+// checkPhases checks a read and a finish command line: --phase read, then
+// finish with --exchange-wait, every other flag the same.
+func checkPhases(t *testing.T, what string, vals []map[string]string) {
+	t.Helper()
+	read, finish := maps.Clone(vals[0]), maps.Clone(vals[1])
+	if read["phase"] != pipeline.PhaseRead || finish["phase"] != pipeline.PhaseFinish || finish["exchange-wait"] == "" {
+		t.Errorf("%s: --phase %q then %q, --exchange-wait %q; want read, then finish with a wait", what, read["phase"], finish["phase"], finish["exchange-wait"])
+	}
+	if _, err := time.ParseDuration(finish["exchange-wait"]); err != nil {
+		t.Errorf("%s: --exchange-wait: %v", what, err)
+	}
+	for _, m := range []map[string]string{read, finish} {
+		delete(m, "phase")
+		delete(m, "exchange-wait")
+	}
+	if !maps.Equal(read, finish) {
+		t.Errorf("%s: the phases' other flags differ: %v and %v", what, read, finish)
+	}
+}

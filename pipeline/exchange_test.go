@@ -74,6 +74,27 @@ func TestExchange(t *testing.T) {
 			t.Errorf("a retry of a complete read phase sent %d COG requests; want 0", got)
 		}
 	})
+	t.Run("local output", func(t *testing.T) {
+		cfg := baseConfig(t, "", t.TempDir())
+		remoteInputs(&cfg, "s3://xb/archive")
+		cfg.Shard, cfg.Phase = Shard{1, 2}, PhaseRead
+		if _, err := Run(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		size := func(out string) (n int64) {
+			mk, err := readMarker(ctx, storage.Join(exchangeDir(out, Shard{1, 2}), "_SUCCESS"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range mk.Handover {
+				n += o.Bytes
+			}
+			return n
+		}
+		if a, b := size(cfg.Out), size(out); a != b || a == 0 {
+			t.Errorf("read phase into a local folder handed over %d bytes, into S3 %d; want the same", a, b)
+		}
+	})
 	t.Run("missing read phase", func(t *testing.T) {
 		cfg := baseConfig(t, "", "s3://xb/lonely")
 		remoteInputs(&cfg, "s3://xb/archive")

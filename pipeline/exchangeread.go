@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -57,6 +59,7 @@ func (r *run) readPhase(ctx context.Context) error {
 		r.logf("read phase already complete (%s, run %s): nothing to do; --force reads again", dir, mk.RunID)
 		return nil
 	}
+	removeTemps(dir)
 	k := cfg.Shard.Index
 	var fields []grid.Field
 	for _, f := range r.all {
@@ -72,12 +75,12 @@ func (r *run) readPhase(ctx context.Context) error {
 		return err
 	}
 	defer sp.close()
-	hv := newHandover(sp, cfg.Shard.Count, r.shardOf)
+	hv := newHandover(sp, cfg.Shard.Count, r.shardOf, dir)
 	defer hv.close()
 	if err := r.readOwned(ctx, sp, hv, fields, func(it *series.Item) bool { return plan.owns(k, it) }); err != nil {
 		return err
 	}
-	objs, err := hv.upload(ctx, dir, cfg.Shard.Count)
+	objs, err := hv.upload(ctx)
 	if err != nil {
 		return err
 	}
@@ -173,4 +176,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// removeTemps removes the temporary files (".name.tmp-*") a killed read
+// phase left in its local folder dir.
+func removeTemps(dir string) {
+	if storage.KindOf(dir) != storage.Local {
+		return
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	for _, n := range names {
+		_ = os.Remove(n)
+	}
 }

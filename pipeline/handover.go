@@ -19,13 +19,15 @@ import (
 )
 
 // handover collects, in the read phase, the scenes read for every
-// receiving shard: one local file per shard (in the spill's folder), a
-// frame per talhão and scene (the talhão id, then the spill's record),
-// uploaded at the end (upload). Its writes are sequential (OnScene).
+// receiving shard: one local temporary file per shard (storage.CreateTemp
+// of its object under dir), a frame per talhão and scene (the talhão id,
+// then the spill's record), published at the end (upload). It counts in
+// sp (progress). Its writes are sequential (OnScene).
 type handover struct {
 	sp      *spill
 	shardOf func(string) int
 	n       int
+	dir     string
 	files   []*os.File
 	bufs    []*bufio.Writer
 	sums    []hash.Hash
@@ -34,8 +36,8 @@ type handover struct {
 	err     error
 }
 
-func newHandover(sp *spill, n int, shardOf func(string) int) *handover {
-	return &handover{sp: sp, shardOf: shardOf, n: n, files: make([]*os.File, n), bufs: make([]*bufio.Writer, n),
+func newHandover(sp *spill, n int, shardOf func(string) int, dir string) *handover {
+	return &handover{sp: sp, shardOf: shardOf, n: n, dir: dir, files: make([]*os.File, n), bufs: make([]*bufio.Writer, n),
 		sums: make([]hash.Hash, n), sizes: make([]int64, n), records: make([]int64, n)}
 }
 
@@ -49,13 +51,9 @@ func (h *handover) write(sr series.SceneRead) {
 	}
 	k := h.shardOf(sr.FieldID)
 	if h.files[k] == nil {
-		f, err := os.Create(filepath.Join(h.sp.dir, fmt.Sprintf("to-%05d", k)))
-		if err != nil {
-			h.err = fmt.Errorf("hand-over: %w", err)
+		if h.err = h.open(k); h.err != nil {
 			return
 		}
-		h.files[k], h.sums[k] = f, sha256.New()
-		h.bufs[k] = bufio.NewWriterSize(io.MultiWriter(f, h.sums[k]), 1<<20)
 	}
 	frame := binary.AppendUvarint(nil, uint64(len(sr.FieldID)))
 	frame = append(frame, sr.FieldID...)
@@ -70,48 +68,56 @@ func (h *handover) write(sr series.SceneRead) {
 	h.sp.count(sr)
 }
 
-// upload flushes every file and puts one object per receiving shard
-// (empty ones too: a missing object is a broken hand-over) under dir,
+// open starts the file of receiving shard k.
+func (h *handover) open(k int) error {
+	f, err := storage.CreateTemp(storage.Join(h.dir, handoverName(Shard{k, h.n})))
+	if err != nil {
+		return fmt.Errorf("hand-over: %w", err)
+	}
+	h.files[k], h.sums[k] = f, sha256.New()
+	h.bufs[k] = bufio.NewWriterSize(io.MultiWriter(f, h.sums[k]), 1<<20)
+	return nil
+}
+
+// upload flushes every file and publishes one object per receiving
+// shard (empty ones too: a missing object is a broken hand-over),
 // returning them by the receiving shard's part name.
-func (h *handover) upload(ctx context.Context, dir string, count int) (map[string]handoverObject, error) {
+func (h *handover) upload(ctx context.Context) (map[string]handoverObject, error) {
 	if h.err != nil {
 		return nil, h.err
 	}
 	out := map[string]handoverObject{}
 	for k := range h.n {
-		to := Shard{k, count}
+		to := Shard{k, h.n}
 		if h.files[k] == nil {
-			if err := h.emptyFile(k); err != nil {
+			if err := h.open(k); err != nil {
 				return nil, err
 			}
 		}
-		if err := h.bufs[k].Flush(); err != nil {
+		f := h.files[k]
+		err := h.bufs[k].Flush()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		h.files[k] = nil
+		if err != nil {
+			os.Remove(f.Name())
 			return nil, fmt.Errorf("hand-over: %w", err)
 		}
-		name := handoverName(to)
-		if err := storage.PutFile(ctx, storage.Join(dir, name), h.files[k].Name()); err != nil {
+		if err := storage.PutFile(ctx, storage.Join(h.dir, handoverName(to)), f.Name()); err != nil {
 			return nil, err
 		}
-		out[to.Part()] = handoverObject{Path: name, Bytes: h.sizes[k], SHA256: hex.EncodeToString(h.sums[k].Sum(nil)), Records: h.records[k]}
+		out[to.Part()] = handoverObject{Path: handoverName(to), Bytes: h.sizes[k], SHA256: hex.EncodeToString(h.sums[k].Sum(nil)), Records: h.records[k]}
 	}
 	return out, nil
 }
 
-func (h *handover) emptyFile(k int) error {
-	f, err := os.Create(filepath.Join(h.sp.dir, fmt.Sprintf("to-%05d", k)))
-	if err != nil {
-		return fmt.Errorf("hand-over: %w", err)
-	}
-	h.files[k], h.sums[k] = f, sha256.New()
-	h.bufs[k] = bufio.NewWriter(io.MultiWriter(f, h.sums[k]))
-	return nil
-}
-
-// close closes the local files (the spill's folder removes them).
+// close closes and removes the files not published.
 func (h *handover) close() {
 	for _, f := range h.files {
 		if f != nil {
 			_ = f.Close()
+			_ = os.Remove(f.Name())
 		}
 	}
 }
