@@ -135,7 +135,7 @@ func TestSceneAttemptsPerRun(t *testing.T) {
 		t.Fatalf("first call (the read pass): %d attempts, %+v; want 3, incomplete", calls, res.st)
 	}
 	for batch := 1; batch <= 2; batch++ {
-		ago(b, it, 0) // within the backoff
+		ago(b, it, -time.Minute) // within the backoff, however slow the machine
 		res = retryScene(context.Background(), 3, delay, b, it, fail(&calls))
 		if calls != 3 || !res.st.incomplete || res.st.skipped[SkipTransient] != 1 || !strings.Contains(res.st.problems[0].Detail, "still failing after 3 attempts in this run") {
 			t.Errorf("batch %d within the backoff: %d attempts in all, %+v; want none more, given up as transient", batch, calls, res.st)
@@ -185,7 +185,8 @@ func TestSceneAttemptsPerRun(t *testing.T) {
 	}
 }
 
-// ago moves the scene's last failed attempt d before now.
+// ago moves the scene's last failed attempt d before now (a negative d
+// puts it after now: the backoff has surely not passed).
 func ago(b *RetryBudget, it *Item, d time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
