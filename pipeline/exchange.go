@@ -100,7 +100,7 @@ type exchangePlan struct {
 func planExchange(cat *series.Catalog, fields []grid.Field, shardOf func(string) int, n int, cfg Config) *exchangePlan {
 	share := map[*series.Item][]float64{}
 	target := make([]float64, n)
-	for _, f := range fields {
+	for _, f := range sortedFields(fields) { // sums in one order: the same plan on every shard
 		w, k := estimatedCells(f, cfg.Grid), shardOf(f.ID)
 		for _, it := range cat.Select(f, cfg.From, cfg.AsOf) {
 			s := share[it]

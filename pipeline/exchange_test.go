@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,8 +14,11 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/series"
 	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
+	"github.com/paulmach/orb"
 )
 
 // TestExchange runs the test archive in two shards with the block
@@ -186,5 +190,64 @@ func checkExchangeRecord(t *testing.T, local string) {
 	}
 	if totals[0] != totals[1] {
 		t.Errorf("the shards' exchange totals differ: %v", totals)
+	}
+}
+
+// TestPlanExchange checks the plan every shard computes: the same owners
+// whatever the order of the talhões; a scene under one shard's talhões
+// only is that shard's; scenes under several shards' talhões are dealt
+// among those shards by their cells (here three shards of equal cells
+// over one shared tile: 30 scenes, 10 each), never to a shard with no
+// talhão under them.
+func TestPlanExchange(t *testing.T) {
+	box := func(lon, lat, d float64) orb.MultiPolygon {
+		return orb.MultiPolygon{{{{lon, lat}, {lon + d, lat}, {lon + d, lat + d}, {lon, lat + d}, {lon, lat}}}}
+	}
+	var fields []grid.Field
+	shard := map[string]int{}
+	for i := range 30 { // shards 0, 1, 2 on the shared tile (lon −55), 10 talhões each
+		id := fmt.Sprintf("T%02d", i)
+		fields = append(fields, grid.Field{ID: id, Geometry: box(-55+0.01*float64(i), -12, 0.005)})
+		shard[id] = i % 3
+	}
+	fields = append(fields, grid.Field{ID: "ALONE", Geometry: box(-50, -12, 0.005)}) // shard 0's alone
+	shard["ALONE"] = 0
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var items []*series.Item
+	for d := range 30 {
+		for _, tile := range []struct {
+			name string
+			lon  float64
+		}{{"shared", -55.1}, {"alone", -50.1}} {
+			items = append(items, &series.Item{ID: fmt.Sprintf("%s-%02d", tile.name, d), Collection: "sentinel-2-l2a",
+				Datetime: day.AddDate(0, 0, 5*d), BBox: orb.Bound{Min: orb.Point{tile.lon, -12.5}, Max: orb.Point{tile.lon + 1, -11.5}}})
+		}
+	}
+	cat, err := series.NewCatalog(items, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{From: day, AsOf: day.AddDate(1, 0, 0)}
+	shardOf := func(id string) int { return shard[id] }
+	plan := planExchange(cat, fields, shardOf, 3, cfg)
+	rev := slices.Clone(fields)
+	slices.Reverse(rev)
+	if again := planExchange(cat, rev, shardOf, 3, cfg); again.digest() != plan.digest() {
+		t.Error("the plan depends on the order of the talhões")
+	}
+	per := make([]int, 3)
+	for _, it := range items {
+		o, ok := plan.owner[it.ID]
+		switch {
+		case !ok:
+			t.Errorf("scene %s has no owner", it.ID)
+		case strings.HasPrefix(it.ID, "alone") && o != 0:
+			t.Errorf("scene %s under shard 0's talhão alone: owner %d", it.ID, o)
+		case strings.HasPrefix(it.ID, "shared"):
+			per[o]++
+		}
+	}
+	if !slices.Equal(per, []int{10, 10, 10}) {
+		t.Errorf("shared scenes per shard %v; want 10 each", per)
 	}
 }

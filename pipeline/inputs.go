@@ -150,7 +150,7 @@ func (r *run) owned(fields []grid.Field, readErrs []error, tiles map[tileID]bool
 	var owned []grid.Field
 	clash := caseClashes(fields)
 	r.shardOf = r.cfg.assignment(fields, tiles)
-	r.all = sortedFields(fields)
+	r.all = fields
 	for _, f := range fields {
 		if r.shardOf(f.ID) != r.cfg.Shard.Index {
 			r.others[f.ID] = true
