@@ -231,6 +231,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return Summary{}, err
 	}
 	storage.SetGDALEnv()
+	storage.ClearRangeCache()
 	if cfg.Phase == PhaseRead {
 		return runReadPhase(ctx, cfg, start)
 	}

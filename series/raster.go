@@ -1,12 +1,12 @@
 package series
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -143,10 +143,11 @@ func (r *reader) toCRS(wkt string, lon, lat []float64) ([]float64, []float64, er
 	return x, y, nil
 }
 
-// readPixels reads ro's band at the pixels of cells idx into ro.val. It
-// reads one window when that decodes no more blocks than block-by-block
-// reading and is no larger than a block, else the sub-window of each block
-// that holds cells.
+// readPixels reads ro's band at the pixels of cells idx into ro.val.
+// A remote band is read in windows that decode only blocks holding cells
+// (remoteWindows); a local one in one window when that decodes exactly the
+// needed blocks and is no larger than a block, else the sub-window of each
+// block that holds cells.
 func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 	if len(idx) == 0 {
 		return nil
@@ -157,87 +158,131 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 	if bw <= 0 || bh <= 0 {
 		bw, bh = bs.SizeX, 1
 	}
-	type win struct{ x0, y0, x1, y1 int }
-	blocks := map[[2]int]*win{}
+	blocks := map[[2]int]*window{}
 	var order [][2]int
-	all := win{math.MaxInt, math.MaxInt, -1, -1}
+	all := emptyWindow()
 	for _, i := range idx {
 		c, rr := ro.col[i], ro.row[i]
 		k := [2]int{c / bw, rr / bh}
 		w, ok := blocks[k]
 		if !ok {
-			w = &win{c, rr, c, rr}
+			w = emptyWindow()
 			blocks[k] = w
 			order = append(order, k)
 		}
-		w.x0, w.y0, w.x1, w.y1 = min(w.x0, c), min(w.y0, rr), max(w.x1, c), max(w.y1, rr)
-		all.x0, all.y0, all.x1, all.y1 = min(all.x0, c), min(all.y0, rr), max(all.x1, c), max(all.y1, rr)
+		w.add(c, rr)
+		all.add(c, rr)
 	}
-	if r.min != nil && strings.HasPrefix(ro.path, "/vsi") {
+	remote := strings.HasPrefix(ro.path, "/vsi")
+	if r.min != nil && remote {
 		r.min.band(r.collection, ro.path, band, order)
 	}
-	spanned := (all.x1/bw - all.x0/bw + 1) * (all.y1/bh - all.y0/bh + 1)
-	aw, ah := all.x1-all.x0+1, all.y1-all.y0+1
-	if oneWindow(strings.HasPrefix(ro.path, "/vsi"), spanned, len(blocks), aw*ah, bw*bh) {
-		buf, at := r.typed(bs.DataType, aw*ah)
-		r.reads, r.bytes = r.reads+1, r.bytes+int64(aw*ah*bs.DataType.Size())
-		if err := r.log.timed(func() error {
-			return band.Read(all.x0, all.y0, buf, aw, ah, godal.ConfigOption(ro.ds.cfg...), godal.ErrLogger(r.log.handler))
-		}); err != nil {
-			return fmt.Errorf("read %s window: %w", ro.asset.Href, err)
+	var wins []window
+	switch {
+	case remote:
+		wins = remoteWindows(blocks, maxWindowBlocks)
+	case oneWindow((all.x1/bw-all.x0/bw+1)*(all.y1/bh-all.y0/bh+1), len(blocks), all.area(), bw*bh):
+		wins = []window{*all}
+	default:
+		slices.SortFunc(order, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[0], b[0])) })
+		for _, k := range order {
+			wins = append(wins, *blocks[k])
 		}
-		for _, i := range idx {
-			ro.val[i] = at((ro.row[i]-all.y0)*aw + ro.col[i] - all.x0)
-		}
-		return nil
 	}
-	sort.Slice(order, func(a, b int) bool {
-		if order[a][1] != order[b][1] {
-			return order[a][1] < order[b][1]
-		}
-		return order[a][0] < order[b][0]
-	})
-	// Cells per block.
-	per := map[[2]int][]int{}
-	for _, i := range idx {
-		k := [2]int{ro.col[i] / bw, ro.row[i] / bh}
-		per[k] = append(per[k], i)
-	}
-	for _, k := range order {
+	return r.readWindows(ctx, ro, idx, wins)
+}
+
+// readWindows reads ro's band in each window of wins, in turn, and takes
+// the value of each cell of idx from the window that holds it.
+func (r *reader) readWindows(ctx context.Context, ro *role, idx []int, wins []window) error {
+	band := ro.band
+	dt := band.Structure().DataType
+	for _, w := range wins {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		w := blocks[k]
 		ww, wh := w.x1-w.x0+1, w.y1-w.y0+1
-		buf, at := r.typed(bs.DataType, ww*wh)
-		r.reads, r.bytes = r.reads+1, r.bytes+int64(ww*wh*bs.DataType.Size())
+		buf, at := r.typed(dt, ww*wh)
+		r.reads, r.bytes = r.reads+1, r.bytes+int64(ww*wh*dt.Size())
 		if err := r.log.timed(func() error {
 			return band.Read(w.x0, w.y0, buf, ww, wh, godal.ConfigOption(ro.ds.cfg...), godal.ErrLogger(r.log.handler))
 		}); err != nil {
-			return fmt.Errorf("read %s block %v: %w", ro.asset.Href, k, err)
+			return fmt.Errorf("read %s window %d,%d %dx%d: %w", ro.asset.Href, w.x0, w.y0, ww, wh, err)
 		}
-		for _, i := range per[k] {
-			ro.val[i] = at((ro.row[i]-w.y0)*ww + ro.col[i] - w.x0)
+		for _, i := range idx {
+			if c, rr := ro.col[i], ro.row[i]; w.holds(c, rr) {
+				ro.val[i] = at((rr-w.y0)*ww + c - w.x0)
+			}
 		}
 	}
 	return nil
 }
 
-// oneWindow tells readPixels to read the cells' bounding window (area
-// pixels, spanning spanned blocks of block pixels, needed of which hold
-// cells) in one call rather than block by block. Locally, only when that
-// decodes exactly the needed blocks and is no larger than a block: large
-// windows cost more than the blocks they decode (buffer, conversion). On
-// an object store each call for a block not yet fetched waits a round
-// trip, while one call fetches all its blocks at once (GDAL's GTiff driver
-// asks for their byte ranges in parallel, consecutive ones merged), so a
-// remote band pays one round trip instead of one per block; the window may
-// then decode up to as many blocks again as it needs, and hold up to four
-// blocks' pixels (the buffer of one band read).
-func oneWindow(remote bool, spanned, needed, area, block int) bool {
-	if remote {
-		return spanned <= 2*needed && area <= 4*block
+// window is a rectangle of pixels, corners included.
+type window struct{ x0, y0, x1, y1 int }
+
+func emptyWindow() *window { return &window{math.MaxInt, math.MaxInt, -1, -1} }
+
+// add grows w to hold pixel (c, r).
+func (w *window) add(c, r int) {
+	w.x0, w.y0, w.x1, w.y1 = min(w.x0, c), min(w.y0, r), max(w.x1, c), max(w.y1, r)
+}
+
+func (w *window) holds(c, r int) bool { return c >= w.x0 && c <= w.x1 && r >= w.y0 && r <= w.y1 }
+
+func (w *window) area() int { return (w.x1 - w.x0 + 1) * (w.y1 - w.y0 + 1) }
+
+// maxWindowBlocks bounds the blocks of one remote window read (the
+// pixels of one band read's buffer).
+const maxWindowBlocks = 4
+
+// remoteWindows cuts the blocks holding cells (by column and row of
+// block, each with its cells' extent) into windows that decode only those
+// blocks: runs of at most maxBlocks consecutive blocks along a block row,
+// each window the extent of its blocks' cells. A run's tiles are stored
+// one after the other (COG tiles are stored row by row), so GDAL fetches
+// a window in one ranged GET, and never a tile no cell needs, which the
+// bounding window of scattered cells would. (A window over two block rows
+// would be fetched as two ranges at once, which GDAL 3.6's network
+// statistics count as one request: run.json's requests would fall short
+// of the store's count.)
+//
+// The windows come in descending order of their first block: GDAL's
+// /vsicurl/ doubles the bytes it fetches ahead each time a read starts
+// where its previous fetch ended, which reading a file's runs in
+// ascending order does, fetching tiles past the last one needed.
+func remoteWindows(blocks map[[2]int]*window, maxBlocks int) []window {
+	keys := make([][2]int, 0, len(blocks))
+	for k := range blocks {
+		keys = append(keys, k)
 	}
+	// Descending row, then column.
+	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(cmp.Compare(b[1], a[1]), cmp.Compare(b[0], a[0])) })
+	var wins []window
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j][1] == keys[i][1] && keys[j][0] == keys[j-1][0]-1 && j-i < maxBlocks {
+			j++
+		}
+		w := *emptyWindow()
+		for _, k := range keys[i:j] {
+			b := blocks[k]
+			w.add(b.x0, b.y0)
+			w.add(b.x1, b.y1)
+		}
+		wins = append(wins, w)
+		i = j
+	}
+	return wins
+}
+
+// oneWindow tells readPixels to read a local band's cells in their
+// bounding window (area pixels, spanning spanned blocks of block pixels,
+// needed of which hold cells) in one call rather than block by block:
+// only when that decodes exactly the needed blocks and is no larger than
+// a block (large windows cost more than the blocks they decode: buffer,
+// conversion).
+func oneWindow(spanned, needed, area, block int) bool {
 	return spanned <= needed && area <= block
 }
 

@@ -68,3 +68,11 @@ func parseNetStats(raw []byte) map[string]NetStat {
 	}
 	return out
 }
+
+// ClearRangeCache empties GDAL's process-wide cache of byte ranges and
+// file properties fetched from object stores (VSICurlClearCache; its size
+// is RangeCacheBytes). Run calls it at its start, so that what a run reads
+// — the bytes and requests run.json counts and compares with the minimum —
+// does not depend on what an earlier run in the same process left there.
+// A run reading at the same time only fetches again what it needs.
+func ClearRangeCache() { C.VSICurlClearCache() }
