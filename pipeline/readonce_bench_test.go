@@ -2,11 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -31,13 +34,24 @@ var denseArchive = synth.Options{
 // cogCounter counts the GETs a loopback S3 server receives for the
 // scenes' COGs (not the DEM, talhões, catalog or outputs) and the bytes
 // their Range headers ask for.
-type cogCounter struct{ requests, bytes atomic.Int64 }
+// With log set, each GET is also written to it as a line "path range"
+// (MANEJO_READONCE_LOG: where a run's bytes go, file by file).
+type cogCounter struct {
+	requests, bytes atomic.Int64
+	mu              sync.Mutex
+	log             io.Writer
+}
 
 func (c *cogCounter) match(r *http.Request) bool {
 	if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, ".tif") || strings.HasSuffix(r.URL.Path, "/dem.tif") {
 		return false
 	}
 	c.requests.Add(1)
+	if c.log != nil {
+		c.mu.Lock()
+		fmt.Fprintf(c.log, "%s %s\n", r.URL.Path, r.Header.Get("Range"))
+		c.mu.Unlock()
+	}
 	if rg := r.Header.Get("Range"); strings.HasPrefix(rg, "bytes=") {
 		for _, part := range strings.Split(strings.TrimPrefix(rg, "bytes="), ",") {
 			a, b, ok := strings.Cut(strings.TrimSpace(part), "-")
@@ -128,6 +142,10 @@ var readPortfolios = []readPortfolio{
 // first unsharded run. MANEJO_READONCE_CASES (a comma-separated list of
 // portfolio/case names, e.g. dense/after/batch=64,tenfold/shards=4)
 // limits the cases; a portfolio with none is not built or served.
+// MANEJO_READONCE_SHARD=k runs only shard k of sharded cases, not the
+// exchange ones whose second phase needs every shard's first (its ratios
+// are then to its own minimum only), MANEJO_READONCE_LOG=file writes
+// every COG GET to file (path and Range).
 func BenchmarkReadOnce(b *testing.B) {
 	for _, p := range readPortfolios {
 		var cases []readCase
@@ -147,6 +165,14 @@ func BenchmarkReadOnce(b *testing.B) {
 func benchPortfolio(b *testing.B, p readPortfolio, cases []readCase) {
 	dir := benchArchiveDir(b, p.o)
 	var cnt cogCounter
+	if name := os.Getenv("MANEJO_READONCE_LOG"); name != "" {
+		f, err := os.Create(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		cnt.log = f
+	}
 	serveArchive(b, s3test.Faults{Match: cnt.match}, p.name, dir)
 	res := map[string]denseResult{}
 	outs := b.TempDir()      // outlives the sub-benchmarks: the first run is the reference
@@ -178,7 +204,7 @@ func benchPortfolio(b *testing.B, p readPortfolio, cases []readCase) {
 				if minBytes == 0 && rc.pass != ReadPassOff {
 					minBytes = r.min
 				}
-			} else if ref != "" {
+			} else if ref != "" && os.Getenv("MANEJO_READONCE_SHARD") == "" {
 				samePayloads(b, rc.name, ref, r.out)
 			}
 			b.ReportMetric(float64(r.bytes)/1e6, "MB")
@@ -232,8 +258,12 @@ func runDense(b *testing.B, rc readCase, cnt *cogCounter, prefix, out string) (r
 	if rc.exchange() {
 		phases = []string{PhaseRead, PhaseFinish}
 	}
+	only := os.Getenv("MANEJO_READONCE_SHARD")
 	for _, p := range phases {
 		for i := range rc.shards {
+			if only != "" && only != strconv.Itoa(i) {
+				continue
+			}
 			c := cfg
 			c.Shard, c.Phase = Shard{i, rc.shards}, p
 			if _, err := Run(context.Background(), c); err != nil {
@@ -242,6 +272,9 @@ func runDense(b *testing.B, rc readCase, cnt *cogCounter, prefix, out string) (r
 		}
 	}
 	for i := range rc.shards {
+		if only != "" && only != strconv.Itoa(i) {
+			continue
+		}
 		m, err := readManifest(context.Background(), filepath.Join(cfg.Out, manifestName(Shard{i, rc.shards})))
 		if err != nil {
 			b.Fatal(err)
