@@ -66,9 +66,9 @@ type Exchange struct {
 	HandedInRecords int64 `json:"handed_in_records"`
 	// GivenUp counts the scenes the read phases could not hand over
 	// (their owner could not read them, or its hand-over to this shard
-	// could not be read whole): this shard's talhões that need one are
-	// incomplete, with the reason. Unreadable names the shards whose
-	// hand-over to this one could not be read whole.
+	// could not be read whole): this shard's batches read those
+	// themselves, within its retry budget. Unreadable names the shards
+	// whose hand-over to this one could not be read whole.
 	GivenUp    int      `json:"given_up,omitempty"`
 	Unreadable []string `json:"unreadable,omitempty"`
 	// Total is what the read phases of all the shards read, by

@@ -63,7 +63,7 @@ type exchangeMarker struct {
 	Handover map[string]handoverObject `json:"handover"`
 	// GivenUp are the scenes this phase owned and did not read in full
 	// because their reads still failed transiently (item id → why): the
-	// talhões that need them end incomplete.
+	// receiving shards' batches read them themselves.
 	GivenUp map[string]string `json:"given_up,omitempty"`
 	// IO is what the phase read, by collection, with its minimum.
 	IO          map[string]export.IO `json:"io"`

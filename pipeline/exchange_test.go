@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,8 +30,9 @@ import (
 // by one shard only (the server sees each COG read by one read phase and
 // none by the finish phases); run.json records the exchange. A retry of a
 // complete read phase reads nothing; a finish phase without the other
-// shard's read phase stops, naming it; a hand-over cut short makes the
-// talhões that need its scenes incomplete, with no payload.
+// shard's read phase stops, naming it; a hand-over cut short, or a read
+// phase whose reads failed transiently, costs the finish reads of its
+// own, not talhões: the payloads stay the unsharded run's.
 func TestExchange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs skipped in -short mode")
@@ -39,7 +42,11 @@ func TestExchange(t *testing.T) {
 	ref, _ := reference(t)
 	t.Logf("archive and reference run: %s", time.Since(t0))
 	var cnt cogCounter
-	serveArchive(t, s3test.Faults{Match: cnt.match}, "xb", dir)
+	var down atomic.Bool // every COG answers 503 while set
+	serveArchive(t, s3test.Faults{Rate503: 1, Match: func(r *http.Request) bool {
+		cnt.match(r)
+		return down.Load() && strings.HasSuffix(r.URL.Path, ".tif") && !strings.HasSuffix(r.URL.Path, "/dem.tif")
+	}}, "xb", dir)
 	ctx := context.Background()
 	out := "s3://xb/out"
 	phase := func(p string, k int) (Summary, error) {
@@ -117,29 +124,69 @@ func TestExchange(t *testing.T) {
 		if err := storage.WriteFile(ctx, loc, b[:len(b)/2]); err != nil {
 			t.Fatal(err)
 		}
+		m := finishAgain(t, ctx, out, &cnt, true)
+		if m.Exchange == nil || !slices.Equal(m.Exchange.Unreadable, []string{"1/2"}) || m.Exchange.GivenUp == 0 {
+			t.Errorf("run.json exchange %+v; want shard 1/2 unreadable, its scenes given up", m.Exchange)
+		}
+		samePayloads0(t, ref, out)
+	})
+	t.Run("read phase fails transiently", func(t *testing.T) {
+		// Shard 1's read phase again while every COG answers 503: its
+		// scenes are given up within a 1 s budget and the read phase
+		// ends. The fault then clears: shard 0's finish reads them itself.
+		down.Store(true)
 		cfg := baseConfig(t, "", out)
 		remoteInputs(&cfg, "s3://xb/archive")
-		cfg.Shard, cfg.Phase, cfg.Force = Shard{0, 2}, PhaseFinish, true
-		sum, err := Run(ctx, cfg)
+		cfg.Shard, cfg.Phase, cfg.Force, cfg.RetryBudget, cfg.SceneAttempts = Shard{1, 2}, PhaseRead, true, time.Second, 1
+		_, err := Run(ctx, cfg)
+		down.Store(false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sum.Incomplete == 0 || sum.Payloads != 0 {
-			t.Errorf("finish with a hand-over cut short: %d incomplete, %d payloads; want every talhão needing shard 1's scenes incomplete, no payload", sum.Incomplete, sum.Payloads)
+		mk, err := readMarker(ctx, storage.Join(exchangeDir(out, Shard{1, 2}), "_SUCCESS"))
+		if err != nil || len(mk.GivenUp) == 0 {
+			t.Fatalf("read phase under 503s: marker %d scenes given up, %v; want some", len(mk.GivenUp), err)
 		}
-		m, err := readManifest(ctx, storage.Join(out, manifestName(Shard{0, 2})))
-		if err != nil {
-			t.Fatal(err)
+		m := finishAgain(t, ctx, out, &cnt, true)
+		if m.Exchange == nil || m.Exchange.GivenUp == 0 {
+			t.Errorf("run.json exchange %+v; want the given-up scenes counted", m.Exchange)
 		}
-		if m.Exchange == nil || !slices.Equal(m.Exchange.Unreadable, []string{"1/2"}) {
-			t.Errorf("run.json exchange %+v; want shard 1/2 unreadable", m.Exchange)
-		}
-		for _, f := range m.Failures {
-			if f.Status == export.StatusIncomplete && !strings.Contains(f.Reason, "not handed over") {
-				t.Errorf("incomplete talhão %s: reason %q; want the hand-over named", f.FieldID, f.Reason)
-			}
-		}
+		samePayloads0(t, ref, out)
 	})
+}
+
+// finishAgain runs shard 0's finish phase again (forced) into out and
+// returns its manifest; every talhão must end without being incomplete,
+// and the finish must have read COGs itself when read is set.
+func finishAgain(t *testing.T, ctx context.Context, out string, cnt *cogCounter, read bool) *runManifest {
+	t.Helper()
+	cfg := baseConfig(t, "", out)
+	remoteInputs(&cfg, "s3://xb/archive")
+	cfg.Shard, cfg.Phase, cfg.Force = Shard{0, 2}, PhaseFinish, true
+	before := cnt.requests.Load()
+	sum, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Incomplete != 0 || sum.Payloads == 0 || (cnt.requests.Load() > before) != read {
+		t.Errorf("finish again: %d incomplete, %d payloads, %d COG requests; want none incomplete, payloads, the missing scenes read", sum.Incomplete, sum.Payloads, cnt.requests.Load()-before)
+	}
+	m, err := readManifest(ctx, storage.Join(out, manifestName(Shard{0, 2})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// samePayloads0 fails unless shard 0's payloads under the S3 folder out
+// equal the unsharded run's (ref) byte for byte.
+func samePayloads0(t *testing.T, ref, out string) {
+	t.Helper()
+	local, err := s3test.Download(context.Background(), out, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePayloads(t, "after the finish again", ref, local)
 }
 
 // sameRowSet fails unless the rows of dataset T under got (one file or

@@ -23,9 +23,13 @@ var ErrHandoverMissing = errors.New("exchange: read phase not finished")
 // takeHandover is the finish phase's read: it waits for every shard's
 // read phase, and loads what they handed this shard for its talhões not
 // committed yet into the spill, which the batches draw on as on the read
-// pass's. Scenes their owner could not read, and every scene of a shard
-// whose hand-over cannot be read whole, are given up (st.givenUp): their
-// talhões end incomplete, never with fewer scenes.
+// pass's. A scene its owner could not read, and every scene of a shard
+// whose hand-over cannot be read whole, are not in the spill: the
+// batches read them as they read what a read pass lacks, within this
+// run's retry budget, and a scene still failing then makes its talhões
+// incomplete (dropIncomplete), never a shorter series. A transient fault
+// of a read phase therefore costs bytes, not talhões, and an engine's
+// retry of the finish recovers what still failed.
 func (r *run) takeHandover(ctx context.Context, st *stage, batches [][]grid.Field) error {
 	pending := st.pending(ctx, batches)
 	if len(pending) == 0 {
@@ -45,7 +49,8 @@ func (r *run) takeHandover(ctx context.Context, st *stage, batches [][]grid.Fiel
 	if err != nil {
 		return err
 	}
-	st.spill, st.givenUp = sp, map[string]string{}
+	st.spill = sp
+	givenUp := map[string]bool{}
 	own := make(map[string]bool, len(pending))
 	for _, f := range pending {
 		own[f.ID] = true
@@ -56,18 +61,18 @@ func (r *run) takeHandover(ctx context.Context, st *stage, batches [][]grid.Fiel
 			if ctx.Err() != nil {
 				return err
 			}
-			r.giveUpShard(st, plan, k, err, ex)
+			r.unreadableShard(plan, k, err, ex, givenUp)
 		}
-		for id, why := range mk.GivenUp {
-			st.givenUp[id] = why
+		for id := range mk.GivenUp {
+			givenUp[id] = true
 		}
 		ex.Total = addIOs(ex.Total, mk.IO)
 	}
-	ex.GivenUp = len(st.givenUp)
+	ex.GivenUp = len(givenUp)
 	r.recordExchange(ex, markers[cfg.Shard.Index])
 	r.m.Record("exchange_in", time.Since(t0))
-	r.logf("exchange: took %d scene records (%.1f MB) from %d read phases in %s; %d scenes given up",
-		ex.HandedInRecords, float64(ex.HandedInBytes)/1e6, len(markers), time.Since(t0).Round(time.Millisecond), len(st.givenUp))
+	r.logf("exchange: took %d scene records (%.1f MB) from %d read phases in %s; %d scenes not handed over, read by the batches",
+		ex.HandedInRecords, float64(ex.HandedInBytes)/1e6, len(markers), time.Since(t0).Round(time.Millisecond), len(givenUp))
 	return nil
 }
 
@@ -136,17 +141,17 @@ func (r *run) loadHandover(ctx context.Context, st *stage, k int, mk exchangeMar
 	return err
 }
 
-// giveUpShard gives up every scene shard k owns: its hand-over to this
-// shard could not be read whole (err).
-func (r *run) giveUpShard(st *stage, plan *exchangePlan, k int, err error, ex *export.Exchange) {
+// unreadableShard records that shard k's hand-over to this shard could
+// not be read whole (err): the scenes it owns are left to the batches.
+func (r *run) unreadableShard(plan *exchangePlan, k int, err error, ex *export.Exchange, givenUp map[string]bool) {
 	from := Shard{k, r.cfg.Shard.Count}
-	why := fmt.Sprintf("the hand-over of shard %s's read phase could not be read whole (%v); run its read phase again (--phase read --force), then this finish phase", from, err)
 	for id, o := range plan.owner {
 		if o == k {
-			st.givenUp[id] = why
+			givenUp[id] = true
 		}
 	}
 	ex.Unreadable = append(ex.Unreadable, from.String())
+	why := fmt.Sprintf("the hand-over of shard %s's read phase could not be read whole (%v): the batches read its scenes themselves", from, err)
 	r.m.Warnings = append(r.m.Warnings, "exchange: "+why)
 	r.logf("exchange: %s", why)
 }
@@ -174,43 +179,4 @@ func addIOs(dst, src map[string]export.IO) map[string]export.IO {
 		dst[c] = x
 	}
 	return dst
-}
-
-// givenUpKnown adds the scenes given up to known: the batch does not read
-// them (dropGivenUp makes their talhões incomplete).
-func (s *stage) givenUpKnown(known func(string, *series.Item) bool) func(string, *series.Item) bool {
-	if len(s.givenUp) == 0 {
-		return known
-	}
-	return func(id string, it *series.Item) bool {
-		return s.givenUp[it.ID] != "" || (known != nil && known(id, it))
-	}
-}
-
-// dropGivenUp records the talhões that need a scene the exchange gave up
-// as incomplete (IN 6.5: all available images), with the reason, and
-// returns the others.
-func (s *stage) dropGivenUp(grids []grid.Grid, sum *batchSummary) []grid.Grid {
-	if len(s.givenUp) == 0 {
-		return grids
-	}
-	cfg := s.in.cfg
-	kept := grids[:0:0]
-	for _, g := range grids {
-		var ids []string
-		why := ""
-		for _, it := range s.in.cat.Select(g.Field, cfg.From, cfg.AsOf) {
-			if w := s.givenUp[it.ID]; w != "" {
-				ids, why = append(ids, it.ID), w
-			}
-		}
-		if len(ids) == 0 {
-			kept = append(kept, g)
-			continue
-		}
-		sum.Incomplete++
-		sum.Failures = append(sum.Failures, export.Failure{FieldID: g.Field.ID, Stage: "series", Status: export.StatusIncomplete,
-			Reason: fmt.Sprintf("%d scene(s) were not handed over by the shard that reads them, so the series lacks available images (IN 6.5): %s; e.g. %s", len(ids), strings.Join(ids, ", "), why)})
-	}
-	return kept
 }

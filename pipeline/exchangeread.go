@@ -112,9 +112,10 @@ func (r *run) readOwned(ctx context.Context, sp *spill, hv *handover, fields []g
 }
 
 // noteGivenUp records, in the read phase, the scenes a read still failed
-// transiently (Stats.Incomplete), with the first problem reported, so the
-// receiving shards make their talhões incomplete instead of reading them
-// again. Elsewhere (r.givenUp nil) it does nothing: the batches retry.
+// transiently (Stats.Incomplete), with the first problem reported, for
+// the marker: the receiving shards' batches read them again (run.json
+// exchange.given_up counts them). Elsewhere (r.givenUp nil) it does
+// nothing: the batches retry.
 func (r *run) noteGivenUp(st series.Stats) {
 	if r.givenUp == nil || len(st.Incomplete) == 0 {
 		return

@@ -57,9 +57,6 @@ type stage struct {
 	// the catalog's items by id for it.
 	spill *spill
 	items map[string]*series.Item
-	// givenUp are the scenes (item id → why) the exchange's read phases
-	// could not hand over (finish phase; takeHandover).
-	givenUp map[string]string
 	// min records the tiles the run's remote reads need (run.json io).
 	min *series.Minimum
 }
@@ -118,7 +115,6 @@ func (s *stage) batch(ctx context.Context, b int, fields []grid.Field) (batchSum
 	sum.addSeriesStats(st)
 	grids = dropRefused(grids, st.Refused, &sum)
 	grids = dropIncomplete(grids, st.Incomplete, &sum)
-	grids = s.dropGivenUp(grids, &sum)
 
 	t0 = time.Now()
 	outs := s.analyseAll(ctx, grids, obs, st.Gaps, reads)
@@ -179,7 +175,6 @@ func (s *stage) sample(ctx context.Context, grids []grid.Grid, sum *batchSummary
 	if s.spill != nil {
 		so, feed = s.spill.options(so, grids, s.itemsByID())
 	}
-	so.Known = s.givenUpKnown(so.Known)
 	obs, st, err := series.Sample(ctx, s.in.cat, grids, so)
 	if cb != nil && err == nil {
 		feed() // the read pass's scenes, read in this run: to the cache
