@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -236,22 +235,6 @@ func gdalPath(href string, rules []hrefRule) (string, error) {
 // href rules admit it (a signed URL keeps its query), else an error naming
 // the href and the rules.
 func (c *Catalog) GDALPath(href string) (string, error) { return gdalPath(href, c.allow) }
-
-// signedQuery matches the query of a signed URL (a SAS token, an S3
-// presigned URL): a '?' up to the end of the URL when it holds a
-// signature or token parameter.
-var signedQuery = regexp.MustCompile(`\?[^\s"'<>]*(?i:sig|signature|token|x-amz-credential)=[^\s"'<>]*`)
-
-// redactSigned removes the signatures of signed URLs from a message before
-// it reaches run.json or a log (docs/security.md: credentials).
-func redactSigned(s string) string {
-	return signedQuery.ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasSuffix(m, ":") { // "open URL: error": the colon is the message's
-			return "?(signature redacted):"
-		}
-		return "?(signature redacted)"
-	})
-}
 
 // HrefCheck is what a catalog's href rules make of the assets the runs
 // would read (Catalog.CheckHrefs): how many they refuse, and where the

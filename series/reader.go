@@ -11,6 +11,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 	"github.com/manejo/manejo/grid"
+	"github.com/manejo/manejo/storage"
 )
 
 type sceneStats struct {
@@ -38,11 +39,11 @@ func (s *sceneStats) problem(it *Item, p *Problem, n int) {
 
 // assetProblem is why a whole scene is skipped, and the asset at fault
 // ("" for none); the item is filled in when it is counted
-// (sceneStats.problem). The error's text is redacted (redactSigned).
+// (sceneStats.problem). The error's text is redacted (storage.RedactSigned).
 func assetProblem(asset string, reason SkipReason, err error) *Problem {
 	p := &Problem{Asset: asset, Reason: reason}
 	if err != nil {
-		p.Detail = redactSigned(err.Error())
+		p.Detail = storage.RedactSigned(err.Error())
 	}
 	return p
 }

@@ -163,7 +163,7 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 	if err != nil {
 		return givenUp(it, err)
 	}
-	onRetry := func(msg string) { b.fail(k, time.Now(), redactSigned(msg)) }
+	onRetry := func(msg string) { b.fail(k, time.Now(), storage.RedactSigned(msg)) }
 	var extra []string
 	retries := map[string]int64{}
 	for n := 1; ; n++ {

@@ -51,18 +51,18 @@ type DEM struct {
 // CheckResolution).
 func Open(ctx context.Context, src string) (*DEM, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open DEM %s: %w", src, err)
+		return nil, fmt.Errorf("open DEM %s: %w", storage.RedactSigned(src), err)
 	}
 	storage.InitGDAL()
 	var l gdalLog
 	ds, err := godal.Open(storage.GDALPath(src), godal.RasterOnly(), godal.ErrLogger(l.handler))
 	if err != nil {
-		return nil, fmt.Errorf("open DEM %s: %w", src, l.explain(err))
+		return nil, fmt.Errorf("open DEM %s: %w", storage.RedactSigned(src), l.explain(err))
 	}
 	d := &DEM{src: src, ds: ds}
 	if err := d.init(); err != nil {
 		d.Close()
-		return nil, fmt.Errorf("open DEM %s: %w", src, err)
+		return nil, fmt.Errorf("open DEM %s: %w", storage.RedactSigned(src), err)
 	}
 	return d, nil
 }
@@ -168,7 +168,7 @@ func (d *DEM) Close() error {
 	err := d.ds.Close()
 	d.ds = nil
 	if err != nil {
-		return fmt.Errorf("close DEM %s: %w", d.src, err)
+		return fmt.Errorf("close DEM %s: %w", storage.RedactSigned(d.src), err)
 	}
 	return nil
 }
@@ -283,7 +283,7 @@ func (d *DEM) read(win window) ([]float32, error) {
 	ic0, ic1 := max(c0, 0), min(c0+w, d.width)
 	ir0, ir1 := max(r0, 0), min(r0+h, d.height)
 	if ic0 >= ic1 || ir0 >= ir1 {
-		return nil, fmt.Errorf("outside the DEM extent (%s)", d.src)
+		return nil, fmt.Errorf("outside the DEM extent (%s)", storage.RedactSigned(d.src))
 	}
 	dem := make([]float32, w*h)
 	nan := float32(math.NaN())
@@ -301,7 +301,7 @@ func (d *DEM) read(win window) ([]float32, error) {
 	err := d.band.Read(ic0, ir0, buf, iw, ih, godal.ErrLogger(l.handler))
 	d.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.src, l.explain(err))
+		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, storage.RedactSigned(d.src), l.explain(err))
 	}
 	if d.hasNoData {
 		NoDataToNaN(buf, d.nodata)
@@ -329,13 +329,14 @@ type gdalLog struct {
 
 func (l *gdalLog) handler(ec godal.ErrorCategory, _ int, msg string) error {
 	if ec > godal.CE_Warning {
-		return errors.New(msg)
+		// GDAL's failures may name the URL it read, signature and all.
+		return errors.New(storage.RedactSigned(msg))
 	}
 	if strings.Contains(msg, "Retrying") {
 		l.retries++
 		// "HTTP error code: 503 - <url>. Retrying…": the URL may carry a
 		// signature (a SAS token), so only the status is kept.
-		l.last, _, _ = strings.Cut(msg, " - ")
+		l.last, _, _ = strings.Cut(storage.RedactSigned(msg), " - ")
 	}
 	return nil
 }

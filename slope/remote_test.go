@@ -129,3 +129,43 @@ func TestReadThroughGDALRetries(t *testing.T) {
 		t.Errorf("every tile read 503: %v; want ErrRetried with the status, without the URL", err)
 	}
 }
+
+// TestSignedDEMRedacted (docs/security.md: credentials): a DEM read by a
+// signed URL (a SAS token, as a stac: DEM's tiles are) never puts its
+// signature in an error, whether GDAL's own failure names the URL (a file
+// that is not a TIFF) or manejo's message does (a tile read that fails
+// after GDAL's retries); the rest of the message stays.
+func TestSignedDEMRedacted(t *testing.T) {
+	_, _, data, f := remoteDEM(t)
+	const secret = "sig=SeCrEt%2Bsas"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var from int
+		fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &from)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/notiff/"):
+			w.Write([]byte("<html>not a DEM</html>"))
+		case from > 0:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			http.ServeContent(w, r, "dem.tif", time.Time{}, bytes.NewReader(data))
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("GDAL_DISABLE_READDIR_ON_OPEN", "EMPTY_DIR")
+	t.Setenv("GDAL_HTTP_MAX_RETRY", "1")
+	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.01")
+	query := "?sv=2024-01-01&se=2030-01-01&sp=r&" + secret
+	_, err := Open(context.Background(), srv.URL+"/notiff/dem.tif"+query)
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "(signature redacted)") {
+		t.Errorf("not a TIFF: %v; want an error with the signature redacted", err)
+	}
+	d, err := Open(context.Background(), srv.URL+"/down/dem.tif"+query)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer d.Close()
+	_, err = d.Field(context.Background(), f)
+	if !errors.Is(err, ErrRetried) || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "(signature redacted)") {
+		t.Errorf("tile reads 503: %v; want ErrRetried with the signature redacted", err)
+	}
+}
