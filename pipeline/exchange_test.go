@@ -32,7 +32,8 @@ import (
 // complete read phase reads nothing; a finish phase without the other
 // shard's read phase stops, naming it; a hand-over cut short, or a read
 // phase whose reads failed transiently, costs the finish reads of its
-// own, not talhões: the payloads stay the unsharded run's.
+// own, not talhões: the payloads stay the unsharded run's. (The hand-over
+// into a local folder: TestHandoverLocal.)
 func TestExchange(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end runs skipped in -short mode")
@@ -49,20 +50,15 @@ func TestExchange(t *testing.T) {
 	}}, "xb", dir)
 	ctx := context.Background()
 	out := "s3://xb/out"
-	phase := func(p string, k int) (Summary, error) {
-		cfg := baseConfig(t, "", out)
-		remoteInputs(&cfg, "s3://xb/archive")
-		cfg.Shard, cfg.Phase, cfg.ExchangeWait = Shard{k, 2}, p, 300*time.Millisecond
-		return Run(ctx, cfg)
-	}
 	for _, p := range []string{PhaseRead, PhaseFinish} {
 		for k := range 2 {
 			before, t0 := cnt.requests.Load(), time.Now()
-			if _, err := phase(p, k); err != nil {
+			if _, err := Run(ctx, exchangeConfig(t, out, p, k)); err != nil {
 				t.Fatalf("%s phase of shard %d/2: %v", p, k, err)
 			}
-			t.Logf("%s phase of shard %d/2: %s, %d COG requests", p, k, time.Since(t0).Round(time.Millisecond), cnt.requests.Load()-before)
-			if got := cnt.requests.Load() - before; p == PhaseFinish && got != 0 {
+			got := cnt.requests.Load() - before
+			t.Logf("%s phase of shard %d/2: %s, %d COG requests", p, k, time.Since(t0).Round(time.Millisecond), got)
+			if p == PhaseFinish && got != 0 {
 				t.Errorf("finish phase of shard %d/2 sent %d COG requests; want 0 (everything handed over)", k, got)
 			}
 		}
@@ -78,81 +74,63 @@ func TestExchange(t *testing.T) {
 
 	t.Run("read phase retried", func(t *testing.T) {
 		before := cnt.requests.Load()
-		if _, err := phase(PhaseRead, 1); err != nil {
+		if _, err := Run(ctx, exchangeConfig(t, out, PhaseRead, 1)); err != nil {
 			t.Fatal(err)
 		}
 		if got := cnt.requests.Load() - before; got != 0 {
 			t.Errorf("a retry of a complete read phase sent %d COG requests; want 0", got)
 		}
 	})
-	t.Run("local output", func(t *testing.T) {
-		cfg := baseConfig(t, "", t.TempDir())
-		remoteInputs(&cfg, "s3://xb/archive")
-		cfg.Shard, cfg.Phase = Shard{1, 2}, PhaseRead
-		if _, err := Run(ctx, cfg); err != nil {
-			t.Fatal(err)
-		}
-		size := func(out string) (n int64) {
-			mk, err := readMarker(ctx, storage.Join(exchangeDir(out, Shard{1, 2}), "_SUCCESS"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range mk.Handover {
-				n += o.Bytes
-			}
-			return n
-		}
-		if a, b := size(cfg.Out), size(out); a != b || a == 0 {
-			t.Errorf("read phase into a local folder handed over %d bytes, into S3 %d; want the same", a, b)
-		}
-	})
 	t.Run("missing read phase", func(t *testing.T) {
-		cfg := baseConfig(t, "", "s3://xb/lonely")
-		remoteInputs(&cfg, "s3://xb/archive")
-		cfg.Shard, cfg.Phase, cfg.ExchangeWait = Shard{0, 2}, PhaseFinish, 200*time.Millisecond
+		cfg := exchangeConfig(t, "s3://xb/lonely", PhaseFinish, 0)
 		_, err := Run(ctx, cfg)
 		if !errors.Is(err, ErrHandoverMissing) || !strings.Contains(err.Error(), "shard(s) 0/2, 1/2") {
 			t.Errorf("finish without read phases: %v; want ErrHandoverMissing naming shards 0/2, 1/2", err)
 		}
 	})
-	t.Run("hand-over cut short", func(t *testing.T) {
-		loc := storage.Join(exchangeDir(out, Shard{1, 2}), handoverName(Shard{0, 2}))
-		b, err := storage.ReadFile(ctx, loc)
-		if err != nil || len(b) < 10 {
-			t.Fatalf("hand-over of shard 1 to 0: %d bytes, %v", len(b), err)
-		}
-		if err := storage.WriteFile(ctx, loc, b[:len(b)/2]); err != nil {
-			t.Fatal(err)
-		}
-		m := finishAgain(t, ctx, out, &cnt, true)
-		if m.Exchange == nil || !slices.Equal(m.Exchange.Unreadable, []string{"1/2"}) || m.Exchange.GivenUp == 0 {
-			t.Errorf("run.json exchange %+v; want shard 1/2 unreadable, its scenes given up", m.Exchange)
-		}
-		samePayloads0(t, ref, out)
-	})
-	t.Run("read phase fails transiently", func(t *testing.T) {
-		// Shard 1's read phase again while every COG answers 503: its
-		// scenes are given up within a 1 s budget and the read phase
-		// ends. The fault then clears: shard 0's finish reads them itself.
-		down.Store(true)
-		cfg := baseConfig(t, "", out)
-		remoteInputs(&cfg, "s3://xb/archive")
-		cfg.Shard, cfg.Phase, cfg.Force, cfg.RetryBudget, cfg.SceneAttempts = Shard{1, 2}, PhaseRead, true, time.Second, 1
-		_, err := Run(ctx, cfg)
-		down.Store(false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mk, err := readMarker(ctx, storage.Join(exchangeDir(out, Shard{1, 2}), "_SUCCESS"))
-		if err != nil || len(mk.GivenUp) == 0 {
-			t.Fatalf("read phase under 503s: marker %d scenes given up, %v; want some", len(mk.GivenUp), err)
-		}
-		m := finishAgain(t, ctx, out, &cnt, true)
-		if m.Exchange == nil || m.Exchange.GivenUp == 0 {
-			t.Errorf("run.json exchange %+v; want the given-up scenes counted", m.Exchange)
-		}
-		samePayloads0(t, ref, out)
-	})
+	t.Run("faults in the read phases", func(t *testing.T) { exchangeFaults(t, ref, out, &cnt, &down) })
+}
+
+// exchangeConfig is shard k/2 of TestExchange's run in phase p into out.
+func exchangeConfig(t *testing.T, out, p string, k int) Config {
+	cfg := baseConfig(t, "", out)
+	remoteInputs(&cfg, "s3://xb/archive")
+	cfg.Shard, cfg.Phase, cfg.ExchangeWait = Shard{k, 2}, p, 200*time.Millisecond
+	return cfg
+}
+
+// exchangeFaults runs shard 1's read phase again while every COG answers
+// 503 (its scenes given up within a 1 s budget), and cuts shard 0's
+// hand-over to itself in half; the fault then clears. Shard 0's finish
+// reads every scene it was not handed itself: no talhão incomplete, the
+// payloads the unsharded run's.
+func exchangeFaults(t *testing.T, ref, out string, cnt *cogCounter, down *atomic.Bool) {
+	ctx := context.Background()
+	down.Store(true)
+	cfg := exchangeConfig(t, out, PhaseRead, 1)
+	cfg.Force, cfg.RetryBudget, cfg.SceneAttempts = true, time.Second, 1
+	_, err := Run(ctx, cfg)
+	down.Store(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, err := readMarker(ctx, storage.Join(exchangeDir(out, Shard{1, 2}), "_SUCCESS"))
+	if err != nil || len(mk.GivenUp) == 0 {
+		t.Fatalf("read phase under 503s: marker with %d scenes given up, %v; want some", len(mk.GivenUp), err)
+	}
+	loc := storage.Join(exchangeDir(out, Shard{0, 2}), handoverName(Shard{0, 2}))
+	b, err := storage.ReadFile(ctx, loc)
+	if err != nil || len(b) < 10 {
+		t.Fatalf("hand-over of shard 0 to itself: %d bytes, %v", len(b), err)
+	}
+	if err := storage.WriteFile(ctx, loc, b[:len(b)/2]); err != nil {
+		t.Fatal(err)
+	}
+	m := finishAgain(t, ctx, out, cnt, true)
+	if m.Exchange == nil || !slices.Equal(m.Exchange.Unreadable, []string{"0/2"}) || m.Exchange.GivenUp == 0 {
+		t.Errorf("run.json exchange %+v; want shard 0/2's hand-over unreadable, scenes given up", m.Exchange)
+	}
+	samePayloads0(t, ref, out)
 }
 
 // finishAgain runs shard 0's finish phase again (forced) into out and
@@ -160,9 +138,8 @@ func TestExchange(t *testing.T) {
 // and the finish must have read COGs itself when read is set.
 func finishAgain(t *testing.T, ctx context.Context, out string, cnt *cogCounter, read bool) *runManifest {
 	t.Helper()
-	cfg := baseConfig(t, "", out)
-	remoteInputs(&cfg, "s3://xb/archive")
-	cfg.Shard, cfg.Phase, cfg.Force = Shard{0, 2}, PhaseFinish, true
+	cfg := exchangeConfig(t, out, PhaseFinish, 0)
+	cfg.Force = true
 	before := cnt.requests.Load()
 	sum, err := Run(ctx, cfg)
 	if err != nil {
@@ -296,5 +273,55 @@ func TestPlanExchange(t *testing.T) {
 	}
 	if !slices.Equal(per, []int{10, 10, 10}) {
 		t.Errorf("shared scenes per shard %v; want 10 each", per)
+	}
+}
+
+// TestHandoverLocal writes a hand-over for two shards into a local
+// folder, publishes it and reads each object back through its marker
+// record: the same talhões, scenes and observations; an object cut
+// short is refused.
+func TestHandoverLocal(t *testing.T) {
+	sp, err := newSpill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	dir := filepath.Join(t.TempDir(), "out", "_exchange", "part-00000-of-00002")
+	hv := newHandover(sp, 2, func(id string) int { return map[string]int{"A": 0, "B": 1}[id] }, dir)
+	defer hv.close()
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	it := &series.Item{ID: "S2-1", Collection: "sentinel-2-l2a"}
+	for _, id := range []string{"A", "B", "B"} {
+		hv.write(series.SceneRead{FieldID: id, Item: it, Reads: 3, ReadBytes: 99, Obs: []series.Obs{
+			{FieldID: id, CellID: id + "-c1", Date: day, Collection: it.Collection, ItemID: it.ID, NDVI: 0.5, NDTI: 0.1, Mask: series.MaskReason("clear")}}})
+	}
+	objs, err := hv.upload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for part, want := range map[string][]string{"part-00000-of-00002": {"A"}, "part-00001-of-00002": {"B", "B"}} {
+		path, err := fetchHandover(context.Background(), sp, dir, objs[part])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		err = readHandover(path, func(id string, rec spilled) error {
+			if rec.itemID != "S2-1" || len(rec.obs) != 1 || rec.obs[0].CellID != id+"-c1" || rec.obs[0].NDVI != 0.5 || rec.reads != 3 {
+				t.Errorf("%s: record %+v", part, rec)
+			}
+			got = append(got, id)
+			return nil
+		})
+		if err != nil || !slices.Equal(got, want) || objs[part].Records != int64(len(want)) {
+			t.Errorf("%s: talhões %v (%d records), %v; want %v", part, got, objs[part].Records, err, want)
+		}
+	}
+	cut := objs["part-00001-of-00002"]
+	name := filepath.Join(dir, cut.Path)
+	if err := os.Truncate(name, cut.Bytes/2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fetchHandover(context.Background(), sp, dir, cut); err == nil {
+		t.Error("an object cut short was taken")
 	}
 }

@@ -75,7 +75,7 @@ func (h *handover) open(k int) error {
 		return fmt.Errorf("hand-over: %w", err)
 	}
 	h.files[k], h.sums[k] = f, sha256.New()
-	h.bufs[k] = bufio.NewWriterSize(io.MultiWriter(f, h.sums[k]), 1<<20)
+	h.bufs[k] = bufio.NewWriterSize(io.MultiWriter(f, h.sums[k]), 64<<10) // one per receiving shard
 	return nil
 }
 
