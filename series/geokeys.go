@@ -21,45 +21,75 @@ const (
 	maxWKTCache        = 256
 )
 
-// wktCache holds the WKT GDAL derived from each distinct set of GeoTIFF
-// georeferencing tags, with the GDAL configuration of the open. Building
-// it (ds.Projection) costs 2–9 ms of CPU a file — more than the open and
-// often more than the reads — while a catalog's files share a handful of
-// CRSs. GDAL derives a GTiff's CRS from these tags and its configuration
-// only (no sidecar file is read: GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR),
-// so two files with the same key get the same WKT, byte for byte.
-var wktCache = struct {
-	sync.Mutex
-	m map[string]string
-}{m: map[string]string{}}
+// wktCache holds, for one Sample call (shared by its readers), the WKT
+// GDAL derived from each distinct set of GeoTIFF georeferencing tags, with
+// the GDAL configuration of the open. Building it (ds.Projection) costs
+// 2–9 ms of CPU a file — more than the open and often more than the
+// reads — while a catalog's files share a handful of CRSs. GDAL derives a
+// GTiff's CRS from these tags and its configuration only (no sidecar file
+// is read: GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR, which Sample sets), so
+// two files with the same key get the same WKT, byte for byte.
+type wktCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
 
-// projection returns the WKT of the GeoTIFF at path, opened as ds with
-// the GDAL configuration cfg. A local file's georeferencing tags are read
-// directly and the WKT is reused from an earlier file with the same tags
-// and configuration; a remote file, a GDAL path syntax (a ':' in the
-// path), an open that may read sidecar files or a file whose tags cannot
-// be read is asked of GDAL every time.
-func projection(path string, ds *godal.Dataset, cfg []string) string {
-	if strings.HasPrefix(path, "/vsi") || strings.Contains(path, ":") || !noSidecars(cfg) {
-		return ds.Projection()
+func newWKTCache() *wktCache { return &wktCache{m: map[string]string{}} }
+
+// geoFile is what tags read of a local file before GDAL opens it: the key
+// of its CRS and its identity on disk.
+type geoFile struct {
+	key  string
+	stat os.FileInfo
+}
+
+// tags reads the georeferencing tags of the local file at path, to be
+// opened with cfg. It returns no key for a remote file, a GDAL path
+// syntax (a ':' in the path), an open that may read sidecar files or a
+// file whose tags cannot be read: projection then asks GDAL.
+func (c *wktCache) tags(path string, cfg []string) geoFile {
+	if c == nil || strings.HasPrefix(path, "/vsi") || strings.Contains(path, ":") || !noSidecars(cfg) {
+		return geoFile{}
 	}
-	tags, err := readGeoTags(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return geoFile{}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return geoFile{}
+	}
+	tags, err := geoTags(f)
 	if err != nil || tags == "" {
+		return geoFile{}
+	}
+	return geoFile{key: strings.Join(cfg, "\x00") + "\x01" + tags, stat: st}
+}
+
+// projection returns the WKT of ds, opened from path after tags read g:
+// the one GDAL gave for an earlier file of the same key, when the path
+// still names the file whose tags were read (same inode, size and
+// modification time), else GDAL's.
+func (c *wktCache) projection(path string, g geoFile, ds *godal.Dataset) string {
+	if g.key == "" {
 		return ds.Projection()
 	}
-	key := strings.Join(cfg, "\x00") + "\x01" + tags
-	wktCache.Lock()
-	wkt, ok := wktCache.m[key]
-	wktCache.Unlock()
+	if st, err := os.Stat(path); err != nil || !os.SameFile(st, g.stat) || st.Size() != g.stat.Size() || !st.ModTime().Equal(g.stat.ModTime()) {
+		return ds.Projection()
+	}
+	c.mu.Lock()
+	wkt, ok := c.m[g.key]
+	c.mu.Unlock()
 	if ok {
 		return wkt
 	}
 	wkt = ds.Projection()
-	wktCache.Lock()
-	if wkt != "" && len(wktCache.m) < maxWKTCache {
-		wktCache.m[key] = wkt
+	c.mu.Lock()
+	if wkt != "" && len(c.m) < maxWKTCache {
+		c.m[g.key] = wkt
 	}
-	wktCache.Unlock()
+	c.mu.Unlock()
 	return wkt
 }
 
@@ -76,19 +106,9 @@ func noSidecars(cfg []string) bool {
 	return strings.EqualFold(v, "EMPTY_DIR")
 }
 
-// readGeoTags returns the GeoTIFF tags of the first image directory of the
-// (Big)TIFF file at path — byte order, then each tag's number, type, count
-// and value bytes — or "" when the directory has no GeoKeyDirectory tag.
-func readGeoTags(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	return geoTags(f)
-}
-
-// geoTags is readGeoTags on the file's content.
+// geoTags returns the GeoTIFF tags of the first image directory of a
+// (Big)TIFF file — byte order, then each tag's number, type, count and
+// value bytes — or "" when the directory has no GeoKeyDirectory tag.
 func geoTags(f io.ReaderAt) (string, error) {
 	t, err := newTIFFDir(f)
 	if err != nil {

@@ -82,7 +82,7 @@ func gdalWKT(tb testing.TB, path string) string {
 // apart: a cache that took one file's CRS for another's would move cells.
 func TestOpenCRSSameAsGDAL(t *testing.T) {
 	dir := t.TempDir()
-	r := &reader{localCfg: []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, log: &ioLog{}}
+	r := &reader{localCfg: []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, log: &ioLog{}, wkts: newWKTCache()}
 	seen := map[string]string{}
 	for copyN := range 2 {
 		for _, c := range crsCases {
@@ -127,7 +127,7 @@ func TestOpenCRSSameAsGDAL(t *testing.T) {
 // falls on another pixel of a custom-TM file depending on its datum shift.
 func TestOpenCRSShiftMovesCells(t *testing.T) {
 	dir := t.TempDir()
-	r := &reader{localCfg: []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, log: &ioLog{}}
+	r := &reader{localCfg: []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, log: &ioLog{}, wkts: newWKTCache()}
 	var px [][2]float64
 	for _, c := range crsCases[4:6] {
 		p := filepath.Join(dir, c.name+".tif")
@@ -151,7 +151,8 @@ func TestOpenCRSShiftMovesCells(t *testing.T) {
 func abs(v float64) float64 { return max(v, -v) }
 
 // TestProjectionFallsBackToGDAL covers the files the cache leaves to GDAL:
-// no GeoTIFF CRS, an open that may read a sidecar, a path GDAL parses.
+// no GeoTIFF CRS, a file replaced between the tags read and the open, an
+// open that may read a sidecar.
 func TestProjectionFallsBackToGDAL(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "nocrs.tif")
@@ -159,9 +160,43 @@ func TestProjectionFallsBackToGDAL(t *testing.T) {
 	if tags, err := readGeoTags(p); err != nil || tags != "" {
 		t.Errorf("no CRS: tags %q, %v; want none", tags, err)
 	}
-	r := &reader{localCfg: []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, log: &ioLog{}}
+	r := &reader{localCfg: []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, log: &ioLog{}, wkts: newWKTCache()}
 	if _, reason, err := r.open(p); reason != SkipNoCRS || err == nil {
 		t.Errorf("no CRS: %q %v; want %q", reason, err, SkipNoCRS)
+	}
+	// The path names another file (another CRS) when GDAL opens it than
+	// when the tags were read: GDAL's WKT of the file opened, not the
+	// cached one of the tags read.
+	c := newWKTCache()
+	cfg := []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}
+	a, b := filepath.Join(dir, "a.tif"), filepath.Join(dir, "b.tif")
+	writeCRSTIF(t, a, crsCases[0])
+	writeCRSTIF(t, b, crsCases[3])
+	for range 2 { // a miss, then a hit on a's key
+		g := c.tags(a, cfg)
+		if g.key == "" {
+			t.Fatal("no key for a")
+		}
+		ds, err := godal.Open(a, godal.RasterOnly(), godal.ConfigOption(cfg...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = c.projection(a, g, ds)
+		ds.Close()
+	}
+	g := c.tags(a, cfg)
+	writeCRSTIF(t, a+".new", crsCases[3])
+	if err := os.Rename(a+".new", a); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := godal.Open(a, godal.RasterOnly(), godal.ConfigOption(cfg...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.projection(a, g, ds)
+	ds.Close()
+	if want := gdalWKT(t, b); got != want {
+		t.Errorf("file replaced after its tags were read: CRS\n%s\nwant the new file's\n%s", got, want)
 	}
 	for _, cfg := range [][]string{nil, {"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR", "GDAL_DISABLE_READDIR_ON_OPEN=FALSE"}} {
 		if noSidecars(cfg) {
@@ -173,7 +208,17 @@ func TestProjectionFallsBackToGDAL(t *testing.T) {
 	}
 }
 
-// FuzzGeoTags feeds readGeoTags' parser arbitrary headers and directories:
+// readGeoTags is geoTags of the file at path.
+func readGeoTags(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return geoTags(f)
+}
+
+// FuzzGeoTags feeds geoTags' parser arbitrary headers and directories:
 // it must fail or succeed, never panic or allocate without bound.
 func FuzzGeoTags(f *testing.F) {
 	dir := f.TempDir()
@@ -208,9 +253,14 @@ func BenchmarkOpenProjection(b *testing.B) {
 	cfg := []string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}
 	for _, mode := range []string{"before", "after"} {
 		b.Run(mode, func(b *testing.B) {
+			c := newWKTCache()
 			c0 := processCPU()
 			for i := 0; i < b.N; i++ {
 				p := paths[i%len(paths)]
+				var g geoFile
+				if mode == "after" {
+					g = c.tags(p, cfg)
+				}
 				ds, err := godal.Open(p, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...))
 				if err != nil {
 					b.Fatal(err)
@@ -219,7 +269,7 @@ func BenchmarkOpenProjection(b *testing.B) {
 				if mode == "before" {
 					wkt = ds.Projection()
 				} else {
-					wkt = projection(p, ds, cfg)
+					wkt = c.projection(p, g, ds)
 				}
 				ds.Close()
 				if wkt == "" {

@@ -61,6 +61,7 @@ func (r *reader) open(path string, extra ...string) (*openDS, SkipReason, error)
 	if len(extra) > 0 {
 		cfg = append(append([]string{}, cfg...), extra...)
 	}
+	geo := r.wkts.tags(path, cfg)
 	var ds *godal.Dataset
 	err := r.log.timed(func() (err error) {
 		ds, err = godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...), godal.ErrLogger(r.log.handler))
@@ -73,7 +74,7 @@ func (r *reader) open(path string, extra ...string) (*openDS, SkipReason, error)
 		ds.Close()
 		return nil, SkipBadHref, fmt.Errorf("open %s: driver %s is not accepted for catalog assets: %w", path, d, errBadHref)
 	}
-	f := &openDS{ds: ds, wkt: projection(path, ds, cfg), cfg: cfg}
+	f := &openDS{ds: ds, wkt: r.wkts.projection(path, geo, ds), cfg: cfg}
 	if f.wkt == "" {
 		ds.Close()
 		return nil, SkipNoCRS, fmt.Errorf("open %s: raster has no CRS", path)

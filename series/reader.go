@@ -65,6 +65,7 @@ type reader struct {
 	// records the attempt's GDAL retries and read time.
 	extra []string
 	log   *ioLog
+	wkts  *wktCache // the Sample's, shared by its readers; nil: none
 	buf   []float64
 	u8    []uint8
 	u16   []uint16

@@ -482,9 +482,10 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 	}
 	cfg := append(append([]string{}, cloudConfig...), o.GDALConfig...)
 	localCfg := append([]string{"GDAL_DISABLE_READDIR_ON_OPEN=EMPTY_DIR"}, o.GDALConfig...)
+	wkts := newWKTCache()
 	free := make(chan *reader, workers)
 	for range workers {
-		free <- &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum}
+		free <- &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum, wkts: wkts}
 	}
 	results := make([]sceneResult, len(jobs))
 	var streamMu sync.Mutex
@@ -514,7 +515,7 @@ func sampleScenes(ctx context.Context, jobs []*sceneJob, grids []grid.Grid, o Op
 				if abandoned {
 					// r stays with the blocked read until GDAL returns;
 					// this worker goes on with a fresh reader.
-					r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum}
+					r = &reader{cloudCfg: cfg, localCfg: localCfg, allow: allow, min: o.Minimum, wkts: wkts}
 				}
 				free <- r
 				return res
