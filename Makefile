@@ -6,13 +6,14 @@ export PATH  := $(PATH):/usr/local/go/bin
 GO           ?= go
 BIN          := bin/manejo
 DEMO_DIR     ?= build/demo
-# Pure packages (no cgo) run under the race detector; the GDAL ones run without
-# it to keep CI inside its time budget on two cores. A listed folder that does
-# not exist (yet) is left out.
+# Pure packages (no cgo) run under the race detector, with -short: every test
+# runs, the accuracy harnesses on their small worlds (same code, same
+# concurrency, a fraction of their CPU at full size under -race). All
+# packages, the pure ones included, then run in full without it, so every
+# assertion and threshold is checked. A listed folder that does not exist
+# (yet) is left out.
 PURE         := tillage coverage classify spectral zarc internal/num
 PURE_PKGS    := $(foreach p,$(PURE),$(if $(wildcard $(p)/*.go),./$(p)/...))
-space        := $(subst ,, )
-PURE_RE      := /($(subst $(space),|,$(strip $(PURE))))($$|/)
 # Developer tools, pinned, installed by scripts/setup.sh (not on PATH).
 STATICCHECK  := bin/tools/staticcheck
 
@@ -38,8 +39,8 @@ lint: setup ## go vet, staticcheck (pinned by setup) and go.mod/go.sum tidy
 # child processes) overlap other work. The target fails when any of them does.
 test: lint ## make lint, then unit tests (race detector on the pure packages)
 	$(GO) test -count=1 -timeout 30m ./pipeline/ & pipeline=$$!; \
-	$(GO) test -race -count=1 -timeout 30m $(PURE_PKGS) && \
-	$(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v -E '$(PURE_RE)|/pipeline$$'); rest=$$?; \
+	$(GO) test -race -short -count=1 -timeout 30m $(PURE_PKGS) && \
+	$(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v -E '/pipeline$$'); rest=$$?; \
 	wait $$pipeline; pipe=$$?; \
 	[ $$rest -eq 0 ] && [ $$pipe -eq 0 ]
 
