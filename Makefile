@@ -36,9 +36,11 @@ lint: setup ## go vet, staticcheck (pinned by setup) and go.mod/go.sum tidy
 # The pipeline package's end-to-end tests take most of the suite's time: they
 # start first, in a go test of their own beside the race-detector run of the
 # pure packages and then the other packages, so their waits (leases, retries,
-# child processes) overlap other work. The target fails when any of them does.
+# child processes) overlap other work; four at a time (-parallel 4, not the
+# two cores' 2), as their CPU is mostly in child manejo processes and their
+# time partly in waits. The target fails when any of them does.
 test: lint ## make lint, then unit tests (race detector on the pure packages)
-	$(GO) test -count=1 -timeout 30m ./pipeline/ & pipeline=$$!; \
+	$(GO) test -count=1 -parallel 4 -timeout 30m ./pipeline/ & pipeline=$$!; \
 	$(GO) test -race -short -count=1 -timeout 30m $(PURE_PKGS) && \
 	$(GO) test -count=1 -timeout 30m $$($(GO) list ./... | grep -v -E '/pipeline$$'); rest=$$?; \
 	wait $$pipeline; pipe=$$?; \
