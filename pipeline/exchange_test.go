@@ -247,7 +247,7 @@ func checkExchangeRecord(t *testing.T, local string) {
 // whatever the order of the talhões; a scene under one shard's talhões
 // only is that shard's; scenes under several shards' talhões are dealt
 // among those shards by their cells (here three shards of equal cells
-// over one shared tile: 30 scenes, 10 each), never to a shard with no
+// over one common tile: 30 scenes, 10 each), never to a shard with no
 // talhão under them.
 func TestPlanExchange(t *testing.T) {
 	box := func(lon, lat, d float64) orb.MultiPolygon {
@@ -255,7 +255,7 @@ func TestPlanExchange(t *testing.T) {
 	}
 	var fields []grid.Field
 	shard := map[string]int{}
-	for i := range 30 { // shards 0, 1, 2 on the shared tile (lon −55), 10 talhões each
+	for i := range 30 { // shards 0, 1, 2 on the common tile (lon −55), 10 talhões each
 		id := fmt.Sprintf("T%02d", i)
 		fields = append(fields, grid.Field{ID: id, Geometry: box(-55+0.01*float64(i), -12, 0.005)})
 		shard[id] = i % 3
@@ -268,7 +268,7 @@ func TestPlanExchange(t *testing.T) {
 		for _, tile := range []struct {
 			name string
 			lon  float64
-		}{{"shared", -55.1}, {"alone", -50.1}} {
+		}{{"common", -55.1}, {"alone", -50.1}} {
 			items = append(items, &series.Item{ID: fmt.Sprintf("%s-%02d", tile.name, d), Collection: "sentinel-2-l2a",
 				Datetime: day.AddDate(0, 0, 5*d), BBox: orb.Bound{Min: orb.Point{tile.lon, -12.5}, Max: orb.Point{tile.lon + 1, -11.5}}})
 		}
@@ -293,12 +293,12 @@ func TestPlanExchange(t *testing.T) {
 			t.Errorf("scene %s has no owner", it.ID)
 		case strings.HasPrefix(it.ID, "alone") && o != 0:
 			t.Errorf("scene %s under shard 0's talhão alone: owner %d", it.ID, o)
-		case strings.HasPrefix(it.ID, "shared"):
+		case strings.HasPrefix(it.ID, "common"):
 			per[o]++
 		}
 	}
 	if !slices.Equal(per, []int{10, 10, 10}) {
-		t.Errorf("shared scenes per shard %v; want 10 each", per)
+		t.Errorf("common scenes per shard %v; want 10 each", per)
 	}
 }
 
