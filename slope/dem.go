@@ -28,6 +28,7 @@ import (
 // serialized on the one GDAL dataset, the math runs in parallel. Close it.
 type DEM struct {
 	src    string
+	name   string     // src with any signature redacted: what every message names
 	mu     sync.Mutex // guards ds and band (GDAL datasets are not thread-safe)
 	ds     *godal.Dataset
 	band   godal.Band
@@ -50,19 +51,30 @@ type DEM struct {
 // resolution rule of IN 6.3 (an error wrapping ErrTooCoarse; see
 // CheckResolution).
 func Open(ctx context.Context, src string) (*DEM, error) {
+	return open(ctx, src, func(l *gdalLog) (*godal.Dataset, error) {
+		return godal.Open(storage.GDALPath(src), godal.RasterOnly(), godal.ErrLogger(l.handler))
+	})
+}
+
+// open opens the DEM src with how, given the error handler of its GDAL
+// calls, and checks it. src is redacted once (storage.RedactSigned: a
+// stac: DEM's tiles are signed URLs) into the DEM's name, which every
+// message of the DEM says.
+func open(ctx context.Context, src string, how func(*gdalLog) (*godal.Dataset, error)) (*DEM, error) {
+	d := &DEM{src: src, name: storage.RedactSigned(src)}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open DEM %s: %w", storage.RedactSigned(src), err)
+		return nil, fmt.Errorf("open DEM %s: %w", d.name, err)
 	}
 	storage.InitGDAL()
 	var l gdalLog
-	ds, err := godal.Open(storage.GDALPath(src), godal.RasterOnly(), godal.ErrLogger(l.handler))
+	ds, err := how(&l)
 	if err != nil {
-		return nil, fmt.Errorf("open DEM %s: %w", storage.RedactSigned(src), l.explain(err))
+		return nil, fmt.Errorf("open DEM %s: %w", d.name, l.explain(err))
 	}
-	d := &DEM{src: src, ds: ds}
+	d.ds = ds
 	if err := d.init(); err != nil {
 		d.Close()
-		return nil, fmt.Errorf("open DEM %s: %w", storage.RedactSigned(src), err)
+		return nil, fmt.Errorf("open DEM %s: %w", d.name, err)
 	}
 	return d, nil
 }
@@ -168,7 +180,7 @@ func (d *DEM) Close() error {
 	err := d.ds.Close()
 	d.ds = nil
 	if err != nil {
-		return fmt.Errorf("close DEM %s: %w", storage.RedactSigned(d.src), err)
+		return fmt.Errorf("close DEM %s: %w", d.name, err)
 	}
 	return nil
 }
@@ -283,7 +295,7 @@ func (d *DEM) read(win window) ([]float32, error) {
 	ic0, ic1 := max(c0, 0), min(c0+w, d.width)
 	ir0, ir1 := max(r0, 0), min(r0+h, d.height)
 	if ic0 >= ic1 || ir0 >= ir1 {
-		return nil, fmt.Errorf("outside the DEM extent (%s)", storage.RedactSigned(d.src))
+		return nil, fmt.Errorf("outside the DEM extent (%s)", d.name)
 	}
 	dem := make([]float32, w*h)
 	nan := float32(math.NaN())
@@ -301,7 +313,7 @@ func (d *DEM) read(win window) ([]float32, error) {
 	err := d.band.Read(ic0, ir0, buf, iw, ih, godal.ErrLogger(l.handler))
 	d.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, storage.RedactSigned(d.src), l.explain(err))
+		return nil, fmt.Errorf("read DEM window %d,%d %d×%d of %s: %w", ic0, ir0, iw, ih, d.name, l.explain(err))
 	}
 	if d.hasNoData {
 		NoDataToNaN(buf, d.nodata)
@@ -339,6 +351,14 @@ func (l *gdalLog) handler(ec godal.ErrorCategory, _ int, msg string) error {
 		l.last, _, _ = strings.Cut(storage.RedactSigned(msg), " - ")
 	}
 	return nil
+}
+
+// strict is handler for a call where a warning is a failure too.
+func (l *gdalLog) strict(ec godal.ErrorCategory, code int, msg string) error {
+	if ec == godal.CE_Warning {
+		ec = godal.CE_Failure
+	}
+	return l.handler(ec, code, msg)
 }
 
 // explain adds to err, a failed call's error, the retries GDAL announced
@@ -496,28 +516,24 @@ func WriteCOG(ctx context.Context, dst string, dem []float32, width, height int,
 // STAC search found) as one virtual mosaic, a VRT held in memory; name is
 // what Source reports and messages say.
 func OpenMosaic(ctx context.Context, name string, tiles []string) (*DEM, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open DEM %s: %w", name, err)
-	}
-	if len(tiles) == 0 {
-		return nil, fmt.Errorf("open DEM %s: no tile", name)
-	}
-	storage.InitGDAL()
-	paths := make([]string, len(tiles))
-	for i, t := range tiles {
-		paths[i] = storage.GDALPath(t)
-	}
-	mosaicSeq.Add(1)
-	ds, err := godal.BuildVRT(fmt.Sprintf("/vsimem/manejo-dem-mosaic-%d.vrt", mosaicSeq.Load()), paths, nil)
-	if err != nil {
-		return nil, fmt.Errorf("open DEM %s: mosaic of %d tiles: %w", name, len(tiles), err)
-	}
-	d := &DEM{src: name, ds: ds}
-	if err := d.init(); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("open DEM %s: %w", name, err)
-	}
-	return d, nil
+	return open(ctx, name, func(l *gdalLog) (*godal.Dataset, error) {
+		if len(tiles) == 0 {
+			return nil, errors.New("no tile")
+		}
+		paths := make([]string, len(tiles))
+		for i, t := range tiles {
+			paths[i] = storage.GDALPath(t)
+		}
+		mosaicSeq.Add(1)
+		// GDAL warns that it skips a tile it cannot open ("Can't open
+		// <url>. Skipping it"): the mosaic would lack it, so every warning
+		// fails the open (as godal's default handler has it), redacted.
+		ds, err := godal.BuildVRT(fmt.Sprintf("/vsimem/manejo-dem-mosaic-%d.vrt", mosaicSeq.Load()), paths, nil, godal.ErrLogger(l.strict))
+		if err != nil {
+			return nil, fmt.Errorf("mosaic of %d tiles: %w", len(tiles), err)
+		}
+		return ds, nil
+	})
 }
 
 // mosaicSeq names each in-memory mosaic apart.

@@ -134,7 +134,9 @@ func TestReadThroughGDALRetries(t *testing.T) {
 // signed URL (a SAS token, as a stac: DEM's tiles are) never puts its
 // signature in an error, whether GDAL's own failure names the URL (a file
 // that is not a TIFF) or manejo's message does (a tile read that fails
-// after GDAL's retries); the rest of the message stays.
+// after GDAL's retries, a talhão outside the DEM), nor when a mosaic of
+// signed tiles cannot open one (GDAL's warning names its URL); the rest of
+// the message stays.
 func TestSignedDEMRedacted(t *testing.T) {
 	_, _, data, f := remoteDEM(t)
 	const secret = "sig=SeCrEt%2Bsas"
@@ -167,5 +169,16 @@ func TestSignedDEMRedacted(t *testing.T) {
 	_, err = d.Field(context.Background(), f)
 	if !errors.Is(err, ErrRetried) || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "(signature redacted)") {
 		t.Errorf("tile reads 503: %v; want ErrRetried with the signature redacted", err)
+	}
+	far := grid.Field{ID: "far", Geometry: orb.MultiPolygon{{{{-40, -10}, {-39.99, -10}, {-39.99, -10.01}, {-40, -10.01}, {-40, -10}}}}}
+	_, err = d.Field(context.Background(), far)
+	if err == nil || !strings.Contains(err.Error(), "outside the DEM extent") || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "(signature redacted)") {
+		t.Errorf("a talhão outside the DEM: %v; want its extent named, the signature redacted", err)
+	}
+	// A stac: DEM's mosaic of signed tiles: GDAL skips the tile it cannot
+	// open with a warning naming its URL, which fails the open.
+	_, err = OpenMosaic(context.Background(), "stac:dem", []string{srv.URL + "/notiff/dem.tif" + query, srv.URL + "/notiff/b.tif" + query})
+	if err == nil || strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "(signature redacted)") || !strings.Contains(err.Error(), "Skipping") {
+		t.Errorf("a mosaic of tiles that are no TIFF: %v; want the open failed, naming the tiles with their signatures redacted", err)
 	}
 }
