@@ -163,3 +163,63 @@ func TestDEMTransientIncomplete(t *testing.T) {
 		}
 	})
 }
+
+// TestReadPhaseSkipsDEM (review s8 #12): the read phase of the block
+// exchange reads no slope, so it does not open the DEM: with every
+// request for the DEM answered 503, both shards' read phases succeed and
+// the DEM's server sees no request (before, each read phase opened it and
+// failed: "--dem failed transiently", exit 1). Once the DEM answers, the
+// finish phases, which open it, accept the read phases' markers (the
+// exchange key still holds the DEM's fingerprint) and write the payloads
+// of a one-phase run.
+func TestReadPhaseSkipsDEM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs skipped in -short mode")
+	}
+	dir := demArchive(t)
+	dem, err := os.ReadFile(filepath.Join(dir, "dem.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if down.Load() {
+			asked.Add(1)
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		http.ServeContent(w, r, "dem.tif", time.Time{}, bytes.NewReader(dem))
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("GDAL_HTTP_MAX_RETRY", "1")
+	t.Setenv("GDAL_HTTP_RETRY_DELAY", "0.01")
+	ctx := context.Background()
+	config := func(out string) Config {
+		c := demConfig(t, dir, out)
+		c.DEM = srv.URL + "/dem.tif"
+		return c
+	}
+	ref := t.TempDir()
+	if _, err := Run(ctx, config(ref)); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	down.Store(true)
+	for _, p := range []string{PhaseRead, PhaseFinish} {
+		if p == PhaseFinish {
+			down.Store(false)
+		}
+		for k := range 2 {
+			c := config(out)
+			c.Shard, c.Phase, c.ExchangeWait = Shard{k, 2}, p, 200*time.Millisecond
+			if _, err := Run(ctx, c); err != nil {
+				t.Fatalf("%s phase of shard %d/2 (the DEM answering 503 in the read phases): %v", p, k, err)
+			}
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the read phases sent the DEM %d requests; want none", n)
+	}
+	samePayloads(t, "exchange with the DEM down in the read phases", ref, out)
+}

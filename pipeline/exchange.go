@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/manejo/manejo/export"
@@ -183,6 +184,11 @@ func (c Config) validPhase() error {
 	}
 	if c.ExchangeWait < 0 {
 		return fmt.Errorf("%w: --exchange-wait %s: want a positive duration", ErrConfig, c.ExchangeWait)
+	}
+	if strings.HasPrefix(c.DEM, "stac:") {
+		// A stac: DEM is searched in the --catalog STAC API, and the
+		// exchange plans on a static catalog (run.plan): never both.
+		return fmt.Errorf("%w: --phase %s with --dem %s: a stac: DEM needs a STAC API --catalog, the exchange a static one; give the DEM as a file or a VRT of its tiles", ErrConfig, c.Phase, c.DEM)
 	}
 	return nil
 }

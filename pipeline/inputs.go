@@ -240,6 +240,12 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 	if src == "" {
 		return nil
 	}
+	if !r.usesDEM() {
+		// Only its fingerprint: the exchange key (paramsHash of every
+		// input) must be the one the finish phase, which opens it, finds.
+		in.finger[src] = demFinger(src)
+		return nil
+	}
 	var dem *slope.DEM
 	var err error
 	if pre != nil {
@@ -261,12 +267,22 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 		return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
 	}
 	in.dem = dem
-	in.finger[src] = "gdal:" + storage.GDALPath(src)
+	in.finger[src] = demFinger(src)
 	if r.m.DEMSearch != nil {
 		in.finger[src] = sha([]byte(strings.Join(r.m.DEMSearch.Tiles, "\n")))
 	}
 	return nil
 }
+
+// usesDEM says whether the run reads slopes: every phase but the read
+// phase of the block exchange, which hands observations over and never
+// reads the DEM (a DEM that fails to open there, even transiently, would
+// end it for nothing: review s8 #12).
+func (r *run) usesDEM() bool { return r.cfg.Phase != PhaseRead }
+
+// demFinger is the fingerprint of a DEM file or mosaic src: its GDAL path
+// (its content is not hashed; a stac: DEM's is its tiles, set by openDEM).
+func demFinger(src string) string { return "gdal:" + storage.GDALPath(src) }
 
 // openTransient says whether the DEM's open failed transiently: after
 // GDAL's retries (a 503, a time-out), or in words that say so. A DEM that

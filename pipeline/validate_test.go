@@ -51,6 +51,9 @@ func TestValidate(t *testing.T) {
 		{func(c *Config) { c.From = time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC) }, "--from 2026-07-01 is after --as-of 2026-06-30"},
 		{func(c *Config) { c.Codes = sinm.SatelliteCodes{} }, "satellite codes are required"},
 		{func(c *Config) { c.OperatorCNPJ = "11.444.777/0001-62" }, "not a valid CNPJ"},
+		{func(c *Config) { c.Phase = "both" }, `--phase "both"`},
+		{func(c *Config) { c.Phase, c.DEM = PhaseRead, "stac:nasadem" }, "--phase read with --dem stac:nasadem: a stac: DEM needs a STAC API --catalog"},
+		{func(c *Config) { c.Phase, c.DEM = PhaseFinish, "stac:nasadem" }, "--phase finish with --dem stac:nasadem"},
 	} {
 		c := ok
 		tc.change(&c)
