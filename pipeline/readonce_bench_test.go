@@ -79,7 +79,8 @@ type readCase struct {
 func (rc readCase) exchange() bool { return strings.HasPrefix(rc.name, "exchange=") }
 
 // readCases are the ways the issue's dense portfolio is run: before (the
-// read pass off, hash shards: the run before issue 26) and after.
+// read pass off, hash shards: the run before issue 26), after (one phase)
+// and with the block exchange.
 var readCases = []readCase{
 	{"before/batch=64", 0, 1, ReadPassOff, ShardByHash},
 	{"before/batch=400", 400, 1, ReadPassOff, ShardByHash},
@@ -90,6 +91,8 @@ var readCases = []readCase{
 	{"after/shards=4", 0, 4, ReadPassAuto, ShardBySpace},
 	{"after/shards=16", 0, 16, ReadPassAuto, ShardBySpace},
 	{"after/shards=4,hash", 0, 4, ReadPassAuto, ShardByHash},
+	{"exchange=4", 0, 4, ReadPassAuto, ShardBySpace},
+	{"exchange=16", 0, 16, ReadPassAuto, ShardBySpace},
 }
 
 // shardCases are the issue's targets: default flags, --shards 4 and 16,
