@@ -289,8 +289,16 @@ func windowResidue(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 	if !ok {
 		return "", false
 	}
-	s := fmt.Sprintf("the residue cover of the short series %s..%s is %.0f %% ± %.0f %% of the ground over %d bare dates (a low-residue event needs it below %.0f %% by more than %.0f standard error)",
-		r.First.Format(time.DateOnly), r.Last.Format(time.DateOnly), 100*r.Share, 100*r.SE, r.Dates, 100*tillage.LowResidueCover, tillage.LowResidueZ)
+	s := fmt.Sprintf("the residue cover of the short series %s..%s is %.0f %% ± %.0f %% of the ground over %d bare dates",
+		r.First.Format(time.DateOnly), r.Last.Format(time.DateOnly), 100*r.Share, 100*r.SE, r.Dates)
+	switch {
+	case !r.WetJudged:
+		s += fmt.Sprintf(" (its answer to wetting not read: a low-residue event needs it below %.0f %% by more than %.0f standard error)", 100*r.Bound, tillage.LowResidueZ)
+	case r.Bound == 0:
+		s += fmt.Sprintf(" (its NDTI follows its wet dates as straw's does, slope %.2f above %.2f: no low-residue event)", r.Wet, tillage.WetStrawSlope)
+	default:
+		s += fmt.Sprintf(" (it answers wetting as soil does, slope %.2f: a low-residue event needs it below %.0f %% by more than %.0f standard error)", r.Wet, 100*r.Bound, tillage.LowResidueZ)
+	}
 	switch {
 	case r.PeersJudged && r.PeersAlike:
 		s += "; the portfolio's other talhões read as little residue over the window (a level they share is no revolving)"

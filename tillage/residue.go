@@ -28,6 +28,37 @@ import (
 // below it (as a share of the ground not hidden by canopy).
 const lowResidueCover = 0.15
 
+// lowResidueReduced is the CTIC bound of conservation tillage: a ground
+// with less residue than it has been revolved (conventional or reduced
+// tillage, 15–30 %), one with more may be no-till. The low-residue test
+// reads a level up to it only where the ground's answer to wetting says
+// it holds little straw (wetSoilLike), since weathered or thin straw of
+// a no-till field reads as less cover than it is.
+const lowResidueReduced = 0.30
+
+// wetStrawSlope is the wetting response of a ground that holds straw:
+// over a window's bare dates, the slope of its median NDTI on
+// log(SWIR/VNIR) (wetResponse). Wetting darkens SWIR more than the VNIR
+// and lowers the NDTI of straw much more than that of soil (Quemada &
+// Daughtry 2016), so a straw-covered ground's NDTI follows its wet dates
+// and a revolved one's hardly does. Above the slope, the ground reads as
+// straw: no low-residue event, whatever its level (review s7 #2: weathered
+// straw reads as soil by its NDTI alone); at or below it, the level is
+// read up to lowResidueReduced. Chosen on the short world's tuning seeds
+// (0.03–0.10 give the same figures within 0.01; docs/tillage.md).
+const wetStrawSlope = 0.05
+
+// wetMinDates is the number of bare dates with reflectances the wetting
+// response needs, wetMinWet how many of them must be wet (wetDate: SWIR
+// darkened by more than a tenth against the dates around): without wet
+// dates the slope would read the dates' calibration noise, not wetting.
+// With fewer (or none: an NDTI-only table) the level is judged against
+// lowResidueCover alone, as before.
+const (
+	wetMinDates = 6
+	wetMinWet   = 2
+)
+
 // lowResidueZ is how many standard errors below the bound a level must lie.
 const lowResidueZ = 1.0
 
@@ -50,9 +81,16 @@ type residueLevel struct {
 	n            int
 	first, last  time.Time
 	// from is the first date of the piece's final run of dates whose
-	// straw share is below lowResidueCover, prev the bare date before it
+	// straw share is below the bound, prev the bare date before it
 	// (zero when the run starts the piece).
 	from, prev time.Time
+	// wet is the ground's wetting response (wetResponse) and wetOK
+	// whether it was measured; bound is the level a low-residue event
+	// needs r below (lowResidueCover, lowResidueReduced, or 0 when the
+	// ground answers wetting as straw does).
+	wet   float64
+	wetOK bool
+	bound float64
 }
 
 // residueIn measures the residue level of one short piece, false when it
@@ -106,26 +144,74 @@ func residueIn(seg []pooledObs, p Params) (residueLevel, bool) {
 	sigma := robustSigma(rs, p.MinSigma, nil)
 	l := residueLevel{r: num.Median(v), ndti: num.Median(nd), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}
 	l.ndtiSE = math.Sqrt(medianVar(len(nd))) * stepSigma(s, p.MinSigma)
-	l.from, l.prev = lowRun(rs, sigma)
+	l.wet, l.wetOK = wetResponse(seg, &p.tune)
+	l.bound = residueBound(l.wet, l.wetOK)
+	l.from, l.prev = lowRun(rs, sigma, l.bound)
 	return l, true
 }
 
+// residueBound is the level a low-residue event needs the straw share
+// below, given the ground's wetting response: lowResidueCover when it was
+// not measured, 0 (none) when the ground answers wetting as straw does,
+// lowResidueReduced when it answers as soil.
+func residueBound(wet float64, ok bool) float64 {
+	switch {
+	case !ok:
+		return lowResidueCover
+	case wet > wetStrawSlope:
+		return 0
+	default:
+		return lowResidueReduced
+	}
+}
+
+// wetResponse is the least-squares slope of the median NDTI on
+// log(SWIR1+SWIR2 over Red+NIR) over the piece's bare dates (median NDVI
+// in [stepSnowNDVI, mdBareNDVI), wet ones kept: their darkening is the
+// signal) carrying reflectances, false with fewer than wetMinDates such
+// dates, fewer than wetMinWet of them wet, or none that differ.
+func wetResponse(seg []pooledObs, t *tuning) (float64, bool) {
+	var xs, ys []float64
+	nWet := 0
+	for i, o := range seg {
+		if !math.IsNaN(o.NDTI) && o.NDVI < t.mdBareNDVI && o.NDVI >= stepSnowNDVI && o.swir > 0 && o.vnir > 0 {
+			xs, ys = append(xs, math.Log(o.swir/o.vnir)), append(ys, o.NDTI)
+			if wetDate(seg, i, t.mdWet) {
+				nWet++
+			}
+		}
+	}
+	if len(xs) < wetMinDates || nWet < wetMinWet {
+		return 0, false
+	}
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
+	}
+	d := n*sxx - sx*sx
+	if !(d > 0) {
+		return 0, false
+	}
+	return (n*sxy - sx*sy) / d, true
+}
+
 // lowRunK is how many date-to-date standard deviations above
-// lowResidueCover a date's straw share must lie to end a run of low dates:
+// the bound a date's straw share must lie to end a run of low dates:
 // one reading's noise (a wet or hazy date) must not, a season of straw
 // must.
 const lowRunK = 2.0
 
 // lowRun returns the first date of the final run of rs (dated straw
-// shares in value) not held above lowResidueCover (no share above it by
+// shares in value) not held above bound (no share above it by
 // more than lowRunK σ, σ the date-to-date scatter) and the date before
 // it (zero when the run starts rs). A revolving missed inside the piece
 // lies before that run, not before the piece's first date: dating it
 // there never gives T a year the talhão kept its straw.
-func lowRun(rs []clearObs, sigma float64) (from, prev time.Time) {
-	held := func(c clearObs) bool { return c.value > lowResidueCover+lowRunK*sigma }
+func lowRun(rs []clearObs, sigma, bound float64) (from, prev time.Time) {
+	held := func(c clearObs) bool { return c.value > bound+lowRunK*sigma }
 	i := len(rs) - 1
-	for i > 0 && (held(rs[i]) || !(rs[i].value < lowResidueCover)) {
+	for i > 0 && (held(rs[i]) || !(rs[i].value < bound)) {
 		i--
 	}
 	for i > 0 && !held(rs[i-1]) {
@@ -138,7 +224,7 @@ func lowRun(rs []clearObs, sigma float64) (from, prev time.Time) {
 }
 
 // lowResidueBreaks returns, for each short piece of pl (shortSegments)
-// whose residue level is below lowResidueCover, a break dated at the
+// whose residue level is below its bound (residueBound), a break dated at the
 // first date of the piece's final run of low dates (After = Date: the
 // revolving happened on or before it; Before = the bare date before that
 // run, or Date when the run starts the piece), with the level in
@@ -149,7 +235,7 @@ func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 	var out []Break
 	for _, seg := range shortSegments(pl) {
 		l, ok := residueIn(seg, p)
-		if !ok || !((lowResidueCover-l.r)/l.se > lowResidueZ) {
+		if !ok || !((l.bound-l.r)/l.se > lowResidueZ) {
 			continue
 		}
 		if alike, _ := p.portfolio.residueAlike(l); alike {
@@ -160,7 +246,7 @@ func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 			before = l.from
 		}
 		out = append(out, Break{Date: l.from, Before: before, After: l.from, Test: TestLowResidue,
-			MagnitudeSigma: (lowResidueCover - l.r) / l.se, Sigma: l.se, PreLevel: lowResidueCover, PostLevel: l.r})
+			MagnitudeSigma: (l.bound - l.r) / l.se, Sigma: l.se, PreLevel: l.bound, PostLevel: l.r})
 	}
 	return out
 }
@@ -168,7 +254,7 @@ func lowResidueBreaks(pl []pooledObs, p Params) []Break {
 // addLowResidue adds the low-residue breaks of pl whose short piece holds
 // no event yet (a step dates a revolving better than a level does), each
 // with the cells whose own median straw share of the ground on the
-// piece's dates is below lowResidueCover counted as agreeing.
+// piece's dates is below the bound counted as agreeing.
 func addLowResidue(out []Event, pl []pooledObs, series []cellSeries, p Params) []Event {
 	bs := lowResidueBreaks(pl, p)
 	if len(bs) == 0 {
@@ -188,7 +274,7 @@ func addLowResidue(out []Event, pl []pooledObs, series []cellSeries, p Params) [
 		}
 		ev := Event{Date: b.Date, Before: b.Before, After: b.After, Test: b.Test, MagnitudeSigma: b.MagnitudeSigma}
 		for _, sr := range series {
-			if cellResidueLow(sr.cs, lo, hi, p.tune.rPreGreen) {
+			if cellResidueLow(sr.cs, lo, hi, p.tune.rPreGreen, b.PreLevel) {
 				ev.NCells++
 				if !sr.border {
 					ev.NInterior++
@@ -215,22 +301,27 @@ func eventWithin(ev []Event, lo, hi time.Time) bool {
 
 // cellResidueLow reports whether a cell's median straw share of the
 // ground over its clear readings in [lo, hi] with little canopy (green ≤
-// maxGreen) is below lowResidueCover (false without such readings).
-func cellResidueLow(cs []clearObs, lo, hi time.Time, maxGreen float64) bool {
+// maxGreen) is below bound (false without such readings).
+func cellResidueLow(cs []clearObs, lo, hi time.Time, maxGreen, bound float64) bool {
 	var v []float64
 	for _, c := range cs {
 		if !c.date.Before(lo) && !c.date.After(hi) && c.green <= maxGreen {
 			v = append(v, c.strawShare())
 		}
 	}
-	return len(v) > 0 && num.Median(v) < lowResidueCover
+	return len(v) > 0 && num.Median(v) < bound
 }
 
-// LowResidueCover is the low-residue test's bound (share of the ground
-// covered by residue) and LowResidueZ its margin in standard errors.
+// LowResidueCover and LowResidueReduced are the low-residue test's
+// bounds (share of the ground covered by residue: without, and with, a
+// wetting response that reads as soil), WetStrawSlope the response above
+// which the ground reads as straw, and LowResidueZ the margin in
+// standard errors.
 const (
-	LowResidueCover = lowResidueCover
-	LowResidueZ     = lowResidueZ
+	LowResidueCover   = lowResidueCover
+	LowResidueReduced = lowResidueReduced
+	WetStrawSlope     = wetStrawSlope
+	LowResidueZ       = lowResidueZ
 )
 
 // Residue is the residue cover of a short window of a talhão's series
@@ -248,6 +339,16 @@ type Residue struct {
 	// three robust spreads): a level they share is not a revolving, so no
 	// low-residue event, whatever Share.
 	PeersJudged, PeersAlike bool
+	// WetJudged is true when the ground's wetting response was measured
+	// (at least six bare dates carrying reflectances), Wet that response
+	// (the slope of the median NDTI on log(SWIR/VNIR): straw answers
+	// wetting, soil hardly does), and Bound the share a low-residue event
+	// needs Share below by more than LowResidueZ standard errors:
+	// LowResidueCover unmeasured, LowResidueReduced when the ground
+	// answers as soil (Wet ≤ WetStrawSlope), 0 (no event) as straw.
+	WetJudged bool
+	Wet       float64
+	Bound     float64
 }
 
 // WindowResidue returns the residue cover the low-residue test read on
@@ -269,7 +370,7 @@ func WindowResidue(cells []Cell, p Params, asOf time.Time) (Residue, bool) {
 	segs := shortSegments(pl)
 	for k := len(segs) - 1; k >= 0; k-- {
 		if l, ok := residueIn(segs[k], p); ok {
-			r := Residue{Share: l.r, SE: l.se, Dates: l.n, First: l.first, Last: l.last}
+			r := Residue{Share: l.r, SE: l.se, Dates: l.n, First: l.first, Last: l.last, WetJudged: l.wetOK, Wet: l.wet, Bound: l.bound}
 			r.PeersAlike, r.PeersJudged = p.portfolio.residueAlike(l)
 			return r, true
 		}

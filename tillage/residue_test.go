@@ -259,10 +259,84 @@ func TestLowRun(t *testing.T) {
 		{"low run, then one last date above the bound", obs(0.05, 0.04, 0.06, 0.18), day(0), time.Time{}},
 		{"low run, then a last date held above it", obs(0.05, 0.04, 0.06, 0.30), day(0), time.Time{}},
 	} {
-		from, prev := lowRun(c.rs, 0.04)
+		from, prev := lowRun(c.rs, 0.04, lowResidueCover)
 		if !from.Equal(c.from) || !prev.Equal(c.prev) {
 			t.Errorf("%s: low run from %s (before it %s), want from %s (before it %s)", c.name,
 				from.Format(time.DateOnly), prev.Format(time.DateOnly), c.from.Format(time.DateOnly), c.prev.Format(time.DateOnly))
 		}
+	}
+}
+
+// wetCells returns 20 points read every 6 days from 1 November 2020 for 30
+// dates, each reading the mixture of straw (share cover) and soil with all
+// four reflectances; on a share wet of the dates the ground is wet (w in
+// 0.3..1): Red and NIR darken by 0.2 w, straw's SWIR1 by 0.45 w and SWIR2
+// by 0.3 w (its NDTI falls, Quemada & Daughtry 2016), soil's SWIR by
+// 0.4 w in both bands; 1 % reading noise per band, 1 % shared by a date.
+func wetCells(cover, wet float64, straw, soil spectral.Spectrum, seed uint64) []Cell {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	cells := make([]Cell, 20)
+	for p := range cells {
+		cells[p].ID = fmt.Sprint(p)
+	}
+	for i := range 30 {
+		d := time.Date(2020, 11, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 6*i)
+		w := 0.0
+		if rng.Float64() < wet {
+			w = 0.3 + 0.7*rng.Float64()
+		}
+		st := spectral.Spectrum{Red: straw.Red * (1 - 0.2*w), NIR: straw.NIR * (1 - 0.2*w), SWIR1: straw.SWIR1 * (1 - 0.45*w), SWIR2: straw.SWIR2 * (1 - 0.3*w)}
+		so := spectral.Spectrum{Red: soil.Red * (1 - 0.2*w), NIR: soil.NIR * (1 - 0.2*w), SWIR1: soil.SWIR1 * (1 - 0.4*w), SWIR2: soil.SWIR2 * (1 - 0.4*w)}
+		g := [4]float64{1 + 0.01*rng.NormFloat64(), 1 + 0.01*rng.NormFloat64(), 1 + 0.01*rng.NormFloat64(), 1 + 0.01*rng.NormFloat64()}
+		for p := range cells {
+			b := func(k int, s, o float64) float64 {
+				return (cover*s + (1-cover)*o) * g[k] * (1 + 0.01*rng.NormFloat64())
+			}
+			r := spectral.Spectrum{Red: b(0, st.Red, so.Red), NIR: b(1, st.NIR, so.NIR), SWIR1: b(2, st.SWIR1, so.SWIR1), SWIR2: b(3, st.SWIR2, so.SWIR2)}
+			cells[p].Obs = append(cells[p].Obs, Obs{Date: d, NDVI: (r.NIR - r.Red) / (r.NIR + r.Red), NDTI: (r.SWIR1 - r.SWIR2) / (r.SWIR1 + r.SWIR2),
+				Red: r.Red, NIR: r.NIR, SWIR1: r.SWIR1, SWIR2: r.SWIR2})
+		}
+	}
+	return cells
+}
+
+// TestLowResidueWetting: the ground's answer to wetting corroborates the
+// level (review s7 #2). A no-till window of aged straw (endmember NDTI
+// 0.15, 30 % cover, window NDTI ≈ 0.08: 14 % straw against the reference
+// endmembers, an event by its level alone) whose NDTI falls on its wet
+// dates makes no event; a revolved window of bare soil whose NDTI (0.09)
+// reads as 20 % straw, and which answers wetting as soil, makes a
+// low-residue event against the bound of conservation tillage (30 %).
+// Without wet dates the response is not read (the slope would read the
+// dates' calibration noise) and the bound stays 15 %: the aged straw
+// window, never wet, makes an event again.
+func TestLowResidueWetting(t *testing.T) {
+	p := DefaultParams()
+	p.tune = p.tune.withDefaults()
+	aged := spectral.Spectrum{Red: 0.14, NIR: 0.21, SWIR1: 0.31, SWIR2: 0.23}
+	noTill := wetCells(0.3, 0.4, aged, spectral.SoilSpectrum, 1)
+	l, ok := residueIn(pooled(interiorObs(noTill)), p)
+	if !ok || !l.wetOK || !(l.wet > wetStrawSlope) || !(l.r < lowResidueCover) {
+		t.Errorf("aged straw, 30 %%: level %+v (ok %v), want r below %.2f, wetting response measured and above %.2f", l, ok, lowResidueCover, wetStrawSlope)
+	}
+	if ev := Detect(noTill, DefaultParams()); len(ev) != 0 {
+		t.Errorf("no-till window of aged straw (NDTI ≈ 0.08): events %+v, want none", ev)
+	}
+	soil := spectral.Spectrum{Red: 0.14, NIR: 0.19, SWIR1: 0.32, SWIR2: 0.267}
+	bare := wetCells(0, 0.4, aged, soil, 2)
+	l, ok = residueIn(pooled(interiorObs(bare)), p)
+	if !ok || !l.wetOK || !(l.wet <= wetStrawSlope) || !(l.r > lowResidueCover && l.r < lowResidueReduced) {
+		t.Errorf("bare soil of NDTI 0.09: level %+v (ok %v), want r in (%.2f, %.2f), wetting response measured, at most %.2f", l, ok, lowResidueCover, lowResidueReduced, wetStrawSlope)
+	}
+	ev := Detect(bare, DefaultParams())
+	if len(ev) != 1 || ev[0].Test != TestLowResidue || ev[0].NInterior != 20 {
+		t.Errorf("revolved window of bare soil read as 20 %% straw: events %+v, want one %s event with 20 points agreeing", ev, TestLowResidue)
+	}
+	dry := wetCells(0.3, 0, aged, spectral.SoilSpectrum, 3)
+	if l, ok := residueIn(pooled(interiorObs(dry)), p); !ok || l.wetOK || l.bound != lowResidueCover {
+		t.Errorf("aged straw, never wet: level %+v (ok %v), want the wetting response not read and the bound %.2f", l, ok, lowResidueCover)
+	}
+	if ev := Detect(dry, DefaultParams()); len(ev) != 1 || ev[0].Test != TestLowResidue {
+		t.Errorf("aged straw, never wet: events %+v, want one %s event (the level alone, as before)", ev, TestLowResidue)
 	}
 }

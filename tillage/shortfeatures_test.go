@@ -36,7 +36,7 @@ func TestShortFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "seed,i,conv,pos,skip,det,tests,plain,"+strings.Join(featureNames, ","))
+	fmt.Fprintln(f, "seed,i,conv,pos,skip,kind,det,tests,plain,"+strings.Join(featureNames, ","))
 	for _, seed := range []uint64{1, 2} {
 		rng := rand.New(rand.NewPCG(seed, 0x5407))
 		var w shortWorld
@@ -49,7 +49,7 @@ func TestShortFeatures(t *testing.T) {
 			for _, e := range Detect(st.cells, q) {
 				tests = append(tests, e.Test)
 			}
-			fmt.Fprintf(f, "%d,%d,%v,%v,%v,%d,%s,%.4f", seed, i, conv, len(truth) > 0, conv && len(truth) == 0, len(tests), strings.Join(tests, "|"), plainDrop(st.cells))
+			fmt.Fprintf(f, "%d,%d,%v,%v,%v,%s,%d,%s,%.4f", seed, i, conv, len(truth) > 0, conv && len(truth) == 0, tillKind(st), len(tests), strings.Join(tests, "|"), plainDrop(st.cells))
 			for _, x := range talhaoFeatures(st.cells, q) {
 				fmt.Fprintf(f, ",%.5g", x)
 			}
@@ -70,7 +70,7 @@ func plainDrop(cells []Cell) float64 {
 	return best
 }
 
-var featureNames = []string{"r", "se", "n", "rfirst", "rlast", "rmin3", "zstep", "zguard", "cell15", "cell25", "slope", "wet", "vnir", "swv"}
+var featureNames = []string{"r", "se", "n", "rfirst", "rlast", "rmin3", "zstep", "zguard", "cell15", "cell25", "slope", "wet", "vnir", "swv", "zL", "zQ", "joint", "zLmax", "jointraw", "zNj", "zLj", "wetse", "wetn", "wetsd"}
 
 // talhaoFeatures measures the features of featureNames on the last short
 // piece of the talhão's series (NaN when there is none): the low-residue
@@ -113,6 +113,8 @@ func talhaoFeatures(cells []Cell, q Params) []float64 {
 		out[10] = olsSlope(xs, ys)
 	}
 	out[11], out[12], out[13] = wetFeatures(seg, q)
+	copy(out[14:], brightFeatures(seg, s, q))
+	out[21], out[22], out[23] = wetSE(seg, q)
 	return out
 }
 
@@ -229,4 +231,120 @@ func olsSlope(xs, ys []float64) float64 {
 		return math.NaN()
 	}
 	return (n*sxy - sx*sy) / d
+}
+
+// brightSeries is s with each date's value replaced by f of it (log
+// brightness), each sensor's offset removed; ok false when a date lacks
+// reflectances.
+func brightSeries(s []stepObs, f func(stepObs) float64) ([]stepObs, bool) {
+	b := make([]stepObs, len(s))
+	for i, o := range s {
+		if !(o.swir > 0 && o.vnir > 0) {
+			return nil, false
+		}
+		b[i] = o
+		b[i].ndti = f(o)
+	}
+	off := sensorOffsets(b)
+	for i := range b {
+		b[i].ndti -= off[b[i].sensor]
+	}
+	return b, true
+}
+
+// brightFeatures: at the best guarded NDTI split, the drop of log(Red+NIR)
+// and the rise of log(SWIR/VNIR) in standard errors; the largest over
+// guarded splits of min(zNDTI, zVNIR); the largest zVNIR of any split;
+// the largest min(zN, zL) over splits before guards; zN and zL at the
+// joint's best guarded split.
+func brightFeatures(seg []pooledObs, s []stepObs, q Params) []float64 {
+	out := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+	sL, ok1 := brightSeries(s, func(o stepObs) float64 { return math.Log(o.vnir) })
+	sQ, ok2 := brightSeries(s, func(o stepObs) float64 { return -math.Log(o.swir / o.vnir) })
+	if !ok1 || !ok2 || len(s) < 5 {
+		return out
+	}
+	t := &q.tune
+	sigma := stepSigma(s, q.MinSigma)
+	sigL, sigQ := stepSigma(sL, 1e-4), stepSigma(sQ, 1e-4)
+	zg := math.Inf(-1)
+	for j := range s {
+		l, ok := stepAt(s, j, seg, sigma, t)
+		if !ok {
+			continue
+		}
+		lL, _ := stepAt(sL, j, seg, sigL, t)
+		lQ, _ := stepAt(sQ, j, seg, sigQ, t)
+		z, zL, zQ := (l.pre-l.post)/l.se, (lL.pre-lL.post)/lL.se, (lQ.pre-lQ.post)/lQ.se
+		if !(zL <= out[3]) {
+			out[3] = zL
+		}
+		if m := math.Min(z, zL); !(m <= out[4]) {
+			out[4] = m
+		}
+		if canopyBefore(seg, s[j].date, t) || l.pre-l.post < t.mdRel*(l.pre-q.Soil.NDTI) || stepLate(s, j, l) ||
+			stepIsRamp(s, j, l, sigma) || stepRecovers(s, j, l, seg, t) || stepWet(s, j, l) {
+			continue
+		}
+		if z > zg {
+			zg, out[0], out[1] = z, zL, zQ
+		}
+		if m := math.Min(z, zL); !(m <= out[2]) {
+			out[2], out[5], out[6] = m, z, zL
+		}
+	}
+	return out
+}
+
+// tillKind names the season's tillages: a (autumn, before the window), A
+// (autumn, held), s / S (spring, not held / held).
+func tillKind(st shortTalhao) string {
+	held := map[time.Time]bool{}
+	for _, d := range st.held() {
+		held[d] = true
+	}
+	k := ""
+	for _, d := range st.tillage {
+		c := "a"
+		if d.Month() < 7 {
+			c = "s"
+		}
+		if held[d] {
+			c = strings.ToUpper(c)
+		}
+		k += c
+	}
+	if k == "" {
+		k = "-"
+	}
+	return k
+}
+
+// wetSE is the standard error of wetFeatures' slope, its number of dates
+// and the spread of its x (log SWIR/VNIR).
+func wetSE(seg []pooledObs, q Params) (float64, float64, float64) {
+	var xs, ys []float64
+	for _, o := range seg {
+		if !math.IsNaN(o.NDTI) && o.NDVI < q.tune.mdBareNDVI && o.NDVI > stepSnowNDVI && o.swir > 0 && o.vnir > 0 {
+			xs, ys = append(xs, math.Log(o.swir/o.vnir)), append(ys, o.NDTI)
+		}
+	}
+	if len(xs) < 6 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	b := olsSlope(xs, ys)
+	var mx, my float64
+	for i := range xs {
+		mx, my = mx+xs[i], my+ys[i]
+	}
+	n := float64(len(xs))
+	mx, my = mx/n, my/n
+	a := my - b*mx
+	var sxx, rss float64
+	for i := range xs {
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+		e := ys[i] - a - b*xs[i]
+		rss += e * e
+	}
+	return math.Sqrt(rss / (n - 2) / sxx), n, math.Sqrt(sxx / n)
 }
