@@ -74,6 +74,12 @@ type Config struct {
 	// --batch-cell-scenes). 0 means DefaultBatchCellScenes; negative, the
 	// count of talhões alone bounds a batch.
 	BatchCellScenes int
+	// BoundHeap sets the process's Go soft memory limit from the batches'
+	// budget (boundHeap), unless GOMEMLIMIT is set, so that a batch's
+	// peak follows its pairs rather than when the collector last ran.
+	// It is process-wide: manejo run sets it; a program running other
+	// work beside Run may leave it off.
+	BoundHeap bool
 	// ShardBy is how talhões are assigned to shards: ShardBySpace (the
 	// default: runs of the Hilbert order of their centres, balanced by
 	// cells) or ShardByHash (FNV-1a of the id, the assignment before
@@ -264,6 +270,9 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	defer func() { st.spill.close() }()
 	batches := cutBatches(owned, cfg, r.in.cat)
 	nb := len(batches)
+	if limit := boundHeap(cfg); limit > 0 {
+		r.logf("Go heap bounded at %d MiB (%d B per pair of a batch; GOMEMLIMIT overrides)", limit>>20, PairHeapBytes)
+	}
 	if storage.KindOf(cfg.Out) == storage.Local {
 		removeStaleTemps(cfg.Out, cfg.Shard, owned)
 	}

@@ -57,7 +57,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.DurationVar(&f.cfg.RetryBudget, "retry-budget", series.DefaultRetryBudget, "how long reads of a scene (or of a whole bucket or host) that keep failing transiently are retried, from their first failure; then its talhões end incomplete for this run, no payload, exit 4, read again by the next run (docs/deploy.md)")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
-	fs.IntVar(&f.cfg.BatchCellScenes, "batch-cell-scenes", 0, fmt.Sprintf("cell × scene pairs of one batch at most (about 1.1 KB each at its peak), so large talhões make smaller batches; a talhão over it is a batch alone; 0 = %d, -1 = only --batch-size bounds a batch", pipeline.DefaultBatchCellScenes))
+	fs.IntVar(&f.cfg.BatchCellScenes, "batch-cell-scenes", 0, fmt.Sprintf("cell × scene pairs of one batch at most (about 1.1 KB each at its peak; the Go heap is held to 1 KiB a pair unless GOMEMLIMIT is set), so large talhões make smaller batches; a talhão over it is a batch alone; 0 = %d, -1 = only --batch-size bounds a batch", pipeline.DefaultBatchCellScenes))
 	fs.IntVar(&f.cfg.MaxCellScenes, "max-cell-scenes", 0, fmt.Sprintf("memory budget of one talhão in cells × scenes (about 1.1 KB each): a talhão over it fails unread with the reason; 0 = %d (about 4.4 GB), -1 = no cap", series.DefaultMaxCellScenes))
 	fs.StringVar(&f.cfg.Cache, "cache", "", "observation cache, local folder or s3://bucket/prefix/: scenes it holds for a talhão are not read again; outputs are unchanged (docs/cache.md)")
 	fs.Float64Var(&f.cfg.Grid.CellHa, "cell-ha", 0, "cell area in ha inside the legal class (IN 6.2: 1–5 below 100 ha, 5–10 from 100 ha); 0 = smallest legal")
@@ -136,6 +136,7 @@ func configUsage(err error) error {
 func (f *runFlags) config(ctx context.Context) (pipeline.Config, error) {
 	f.cfg.Crops, f.cfg.Sowing, f.cfg.OperatorCNPJ = f.crops, f.sowing, f.cnpj
 	f.cfg.UndeclaredPracticesAsZero, f.cfg.Force = f.undeclaredAsZero, f.force
+	f.cfg.BoundHeap = true // the process is the run's: its Go heap follows the batches' budget
 	cfg := f.cfg
 	d, err := f.dates() // no --season: Validate names it, after the inputs before it
 	if err != nil {
