@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -193,10 +194,139 @@ func (r *reader) readPixels(ctx context.Context, ro *role, idx []int) error {
 	return r.readWindows(ctx, ro, idx, wins)
 }
 
-// readWindows reads ro's band in each window of wins, in turn, and takes
-// the value of each cell of idx from the window that holds it.
+// readWindows reads ro's band in each window of wins and takes the value
+// of each cell of idx from the window that holds it: a remote band's
+// windows at once (readWindowsAtOnce), a local one's in turn.
 func (r *reader) readWindows(ctx context.Context, ro *role, idx []int, wins []window) error {
-	band := ro.band
+	if len(wins) > 1 && strings.HasPrefix(ro.path, "/vsi") {
+		return r.readWindowsAtOnce(ctx, ro, idx, wins)
+	}
+	return r.readWindowsOn(ctx, ro, ro.band, idx, wins)
+}
+
+// maxBandHandles bounds the handles one remote band is read through at
+// once (readWindowsAtOnce).
+const maxBandHandles = 4
+
+// curlChunk is the unit GDAL's /vsicurl/ fetches ranges in
+// (CPL_VSIL_CURL_CHUNK_SIZE, GDAL's default, which manejo leaves).
+const curlChunk = 16384
+
+// readWindowsAtOnce reads a remote band's windows (one ranged GET each)
+// through up to maxBandHandles handles at once: the band's own dataset
+// and further opens of its file (a GDAL dataset is not safe for
+// concurrent use), whose headers come from GDAL's range cache, which the
+// first open filled, so they send no request. A band whose cells reach
+// two rows of tiles then waits one round trip, not two. Windows whose
+// bytes would share one of GDAL's chunks stay on one handle, one after
+// the other (chains), so no chunk is fetched twice: the same bytes as
+// reading them all in turn.
+func (r *reader) readWindowsAtOnce(ctx context.Context, ro *role, idx []int, wins []window) error {
+	chains := r.chains(ro, wins)
+	if len(chains) < 2 {
+		return r.readWindowsOn(ctx, ro, ro.band, idx, wins)
+	}
+	n := min(len(chains), maxBandHandles)
+	errs := make([]error, n)
+	subs := make([]*reader, n)
+	var wg sync.WaitGroup
+	for k := range n {
+		var part []window // chains k, k+n, …: still in descending order
+		for i := k; i < len(chains); i += n {
+			part = append(part, chains[i]...)
+		}
+		subs[k] = &reader{log: r.log} // its own buffers and counts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			band := ro.band
+			if k > 0 {
+				ds, err := subs[k].reopen(ro)
+				if err != nil {
+					errs[k] = err
+					return
+				}
+				defer ds.Close()
+				band = ds.Bands()[ro.asset.Band-1]
+			}
+			errs[k] = subs[k].readWindowsOn(ctx, ro, band, idx, part)
+		}()
+	}
+	wg.Wait()
+	for _, sub := range subs {
+		r.reads, r.bytes = r.reads+sub.reads, r.bytes+sub.bytes
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chains cuts wins, in descending order of their bytes in the file (the
+// TIFF's BLOCK_OFFSET/BLOCK_SIZE metadata of their tiles), into runs of
+// windows each sharing a GDAL chunk with the next; one chain when a
+// window's tiles have no such metadata.
+func (r *reader) chains(ro *role, wins []window) [][]window {
+	bs := ro.band.Structure()
+	bw, bh := bs.BlockSizeX, bs.BlockSizeY
+	if bw <= 0 || bh <= 0 {
+		return [][]window{wins}
+	}
+	get := func(what string, x, y int) int64 {
+		v, err := strconv.ParseInt(ro.band.Metadata(fmt.Sprintf("BLOCK_%s_%d_%d", what, x, y), godal.Domain("TIFF")), 10, 64)
+		if err != nil {
+			return -1
+		}
+		return v
+	}
+	type span struct {
+		w      window
+		lo, hi int64 // bytes [lo, hi) of its tiles
+	}
+	spans := make([]span, 0, len(wins))
+	for _, w := range wins {
+		sp := span{w: w, lo: math.MaxInt64, hi: -1}
+		for bx := w.x0 / bw; bx <= w.x1/bw; bx++ {
+			for by := w.y0 / bh; by <= w.y1/bh; by++ {
+				off, size := get("OFFSET", bx, by), get("SIZE", bx, by)
+				if off < 0 || size <= 0 {
+					return [][]window{wins}
+				}
+				sp.lo, sp.hi = min(sp.lo, off), max(sp.hi, off+size)
+			}
+		}
+		spans = append(spans, sp)
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return cmp.Compare(b.lo, a.lo) })
+	var out [][]window
+	for i, sp := range spans {
+		if i == 0 || (sp.hi-1)/curlChunk < spans[i-1].lo/curlChunk {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], sp.w)
+	}
+	return out
+}
+
+// reopen opens ro's file again, with the options of its first open.
+func (r *reader) reopen(ro *role) (*godal.Dataset, error) {
+	r.reads++
+	var ds *godal.Dataset
+	err := r.log.timed(func() (err error) {
+		ds, err = godal.Open(ro.path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(ro.ds.cfg...), godal.ErrLogger(r.log.handler))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", ro.path, err)
+	}
+	return ds, nil
+}
+
+// readWindowsOn reads band (ro's, or the same band of another handle of
+// its file) in each window of wins, in turn, into ro.val.
+func (r *reader) readWindowsOn(ctx context.Context, ro *role, band godal.Band, idx []int, wins []window) error {
 	dt := band.Structure().DataType
 	for _, w := range wins {
 		if err := ctx.Err(); err != nil {

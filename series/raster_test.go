@@ -1,8 +1,20 @@
 package series
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/airbusgeo/godal"
 )
 
 // TestRemoteWindows checks the windows a remote band is read in: every
@@ -78,5 +90,109 @@ func TestRemoteWindows(t *testing.T) {
 	sq := map[[2]int]*window{{0, 0}: {0, 0, 1, 1}, {1, 0}: {bw, 0, bw + 1, 1}, {0, 1}: {0, bh, 1, bh + 1}, {1, 1}: {bw, bh, bw + 1, bh + 1}}
 	if w := remoteWindows(sq, 4); len(w) != 2 || w[0] != (window{0, bh, bw + 1, bh + 1}) || w[1] != (window{0, 0, bw + 1, 1}) {
 		t.Errorf("2×2 blocks: windows %v, want one a row, the lower first", w)
+	}
+}
+
+// TestRemoteBandOneRoundTrip (issue 26): a remote band whose cells lie in
+// two rows of tiles is read in two windows (remoteWindows), which go out
+// at once: on a loopback HTTP server that answers every read after
+// latency, the band's two ranged GETs start within half of it of each
+// other (read one after the other, the second starts a whole latency
+// after the first), and the band costs exactly those two GETs — the
+// second handle's open is served from GDAL's range cache. The values read
+// are the file's.
+func TestRemoteBandOneRoundTrip(t *testing.T) {
+	const latency = 300 * time.Millisecond
+	dir := t.TempDir()
+	path := filepath.Join(dir, "band.tif")
+	// 512 × 512 noise (incompressible: the open's 32 KB hold no tile of the
+	// last rows), 128-px tiles; cells in tiles (3, 2) and (3, 3).
+	cells := [][2]int{{400, 300}, {450, 500}}
+	rng := rand.New(rand.NewPCG(26, 2))
+	set := map[[2]int]float64{}
+	for y := range 512 {
+		for x := range 512 {
+			set[[2]int{x, y}] = float64(rng.IntN(60000))
+		}
+	}
+	writeTiled(t, path, 512, 128, set)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var starts []time.Time
+	var counting atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if counting.Load() && r.Method == http.MethodGet {
+			mu.Lock()
+			starts = append(starts, time.Now())
+			mu.Unlock()
+		}
+		time.Sleep(latency)
+		http.ServeContent(w, r, "band.tif", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	r := &reader{cloudCfg: cloudConfig, log: &ioLog{}}
+	src := "/vsicurl/" + srv.URL + "/band.tif"
+	f, _, err := r.open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.ds.Close()
+	ro := &role{path: src, asset: Asset{Band: 1}, ds: f, band: f.ds.Bands()[0], val: make([]float64, len(cells))}
+	for _, c := range cells {
+		ro.col, ro.row = append(ro.col, c[0]), append(ro.row, c[1])
+	}
+	counting.Store(true)
+	if err := r.readPixels(context.Background(), ro, []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	counting.Store(false)
+	mu.Lock()
+	defer mu.Unlock()
+	for i, c := range cells {
+		if ro.val[i] != set[c] {
+			t.Errorf("cell %v: %v, want the file's %v", c, ro.val[i], set[c])
+		}
+	}
+	if len(starts) != 2 {
+		t.Fatalf("the band took %d GETs; want 2 (one a window, the second open from GDAL's cache)", len(starts))
+	}
+	if d := starts[1].Sub(starts[0]); d > latency/2 {
+		t.Errorf("the band's second window started %s after the first; want both at once (within %s)", d.Round(time.Millisecond), latency/2)
+	}
+}
+
+// writeTiled writes a size × size UInt16 GeoTIFF at path (10 m pixels of
+// UTM 21S), tiles of block pixels, uncompressed, with the pixel values set.
+func writeTiled(t *testing.T, path string, size, block int, set map[[2]int]float64) {
+	t.Helper()
+	registerGDAL()
+	ds, err := godal.Create(godal.GTiff, path, 1, godal.UInt16, size, size,
+		godal.CreationOption("TILED=YES", fmt.Sprintf("BLOCKXSIZE=%d", block), fmt.Sprintf("BLOCKYSIZE=%d", block)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sr, err := godal.NewSpatialRefFromEPSG(32721)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sr.Close()
+	if err := ds.SetSpatialRef(sr); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.SetGeoTransform([6]float64{600000, 10, 0, 8700000, 0, -10}); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]uint16, size*size)
+	for k, v := range set {
+		buf[k[1]*size+k[0]] = uint16(v)
+	}
+	if err := ds.Bands()[0].Write(0, 0, buf, size, size); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
