@@ -200,3 +200,31 @@ func (s *Scenario) rained(d time.Time) bool {
 	i := s.index(d)
 	return i >= 0 && i < len(s.world.rain) && s.world.rain[i]
 }
+
+// Dried returns s with a surface that never wets: the varied world's daily
+// wetness set to 0, a rainy day's pass still cloudy. Its truth is s's; only
+// the reflectance of wet days changes. For diagnostics that measure what
+// wetness costs an estimator (coverage's TestStrawDecomposition); the
+// reference world is returned as it is.
+func (s *Scenario) Dried() *Scenario {
+	if s.world == nil {
+		return s
+	}
+	c, w := *s, *s.world
+	w.wet = make([]float64, len(s.world.wet))
+	c.world = &w
+	return &c
+}
+
+// Unclouded returns s with no pass forced cloudy by rain (the varied
+// world's rain days no longer hide the surface; Observe's other clouds
+// are unchanged). For diagnostics, as Dried.
+func (s *Scenario) Unclouded() *Scenario {
+	if s.world == nil {
+		return s
+	}
+	c, w := *s, *s.world
+	w.rain = make([]bool, len(s.world.rain))
+	c.world = &w
+	return &c
+}
