@@ -43,24 +43,33 @@ type synthOptions struct {
 func newSynthField(rng *rand.Rand, o synthOptions) synthField {
 	sc := pheno.Random(rng, o.start.AddDate(0, -6, 0), o.end, pheno.Options{MainCrop: o.crop, Spectra: o.spectra})
 	dates := pheno.Revisit(o.start, o.end, o.revisit)
+	return synthField{sc: sc, cells: observeCells(rng, sc, dates, o.nCells, o.cloudScale, pheno.ObsOptions{Noise: *obsNoise})}
+}
+
+// observeCells is nCells cells of sc seen on dates: the scene's cloud mask
+// (cloudScale) shared by every cell, each cell with its own noise and
+// unflagged residues (cell's Noise and ResidueProb; its CloudScale is
+// ignored).
+func observeCells(rng *rand.Rand, sc *pheno.Scenario, dates []time.Time, nCells int, cloudScale float64, cell pheno.ObsOptions) [][]Obs {
 	// The scene's cloud mask: the same passes are cloudy over the whole talhão.
-	mask := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: o.cloudScale, ResidueProb: -1})
-	f := synthField{sc: sc}
-	for c := 0; c < o.nCells; c++ {
-		obs := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: 1e-9, Noise: *obsNoise})
-		cell := make([]Obs, len(obs))
+	mask := sc.Observe(rng, dates, pheno.ObsOptions{CloudScale: cloudScale, ResidueProb: -1})
+	cell.CloudScale = 1e-9
+	var cells [][]Obs
+	for c := 0; c < nCells; c++ {
+		obs := sc.Observe(rng, dates, cell)
+		out := make([]Obs, len(obs))
 		for i, ob := range obs {
-			cell[i] = Obs{Date: ob.Date, NDVI: ob.R.NDVI(), NDTI: ob.R.NDTI()}
+			out[i] = Obs{Date: ob.Date, NDVI: ob.R.NDVI(), NDTI: ob.R.NDTI()}
 			if !*noReflectance {
-				cell[i].Red, cell[i].NIR, cell[i].SWIR1, cell[i].SWIR2 = ob.R.Red, ob.R.NIR, ob.R.SWIR1, ob.R.SWIR2
+				out[i].Red, out[i].NIR, out[i].SWIR1, out[i].SWIR2 = ob.R.Red, ob.R.NIR, ob.R.SWIR1, ob.R.SWIR2
 			}
 			if mask[i].Cloud {
-				cell[i] = Obs{Date: ob.Date, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan}
+				out[i] = Obs{Date: ob.Date, NDVI: nan, NDTI: nan, Red: nan, NIR: nan, SWIR1: nan, SWIR2: nan}
 			}
 		}
-		f.cells = append(f.cells, cell)
+		cells = append(cells, out)
 	}
-	return f
+	return cells
 }
 
 // trueSowing returns the true sowing of the main crop in season s.
