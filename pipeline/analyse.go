@@ -281,7 +281,7 @@ func strongestStep(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 
 // windowResidue says how near a talhão without an event came to a
 // low-residue one: the residue cover of its last short window against
-// the bound of intensive tillage, and the portfolio's verdict when its
+// the bound its wetting response set, and the portfolio's verdict when its
 // other talhões were read (tillage.WindowResidue); false when the series
 // has no short window to read.
 func windowResidue(cells []tillage.Cell, p tillage.Params, asOf time.Time) (string, bool) {
@@ -289,6 +289,11 @@ func windowResidue(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 	if !ok {
 		return "", false
 	}
+	return residueReason(r), true
+}
+
+// residueReason is windowResidue's sentence for the residue cover r.
+func residueReason(r tillage.Residue) string {
 	s := fmt.Sprintf("the residue cover of the short series %s..%s is %.0f %% ± %.0f %% of the ground over %d bare dates",
 		r.First.Format(time.DateOnly), r.Last.Format(time.DateOnly), 100*r.Share, 100*r.SE, r.Dates)
 	switch {
@@ -307,7 +312,7 @@ func windowResidue(cells []tillage.Cell, p tillage.Params, asOf time.Time) (stri
 	default:
 		s += "; no portfolio read over the window"
 	}
-	return s, true
+	return s
 }
 
 // assessC finds the seasons, sowings and cycles and sets C, with each

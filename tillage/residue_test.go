@@ -332,7 +332,17 @@ func TestLowResidueWetting(t *testing.T) {
 	if len(ev) != 1 || ev[0].Test != TestLowResidue || ev[0].NInterior != 20 {
 		t.Errorf("revolved window of bare soil read as 20 %% straw: events %+v, want one %s event with 20 points agreeing", ev, TestLowResidue)
 	}
+	last := noTill[0].Obs[len(noTill[0].Obs)-1].Date
+	if r, ok := WindowResidue(noTill, DefaultParams(), last); !ok || !r.WetJudged || !(r.Wet > WetStrawSlope) || r.Bound != 0 {
+		t.Errorf("aged straw, WindowResidue %+v (ok %v): want the wetting response read, above %.2f, bound 0", r, ok, WetStrawSlope)
+	}
+	if r, ok := WindowResidue(bare, DefaultParams(), last); !ok || !r.WetJudged || r.Wet > WetStrawSlope || r.Bound != LowResidueReduced {
+		t.Errorf("bare soil, WindowResidue %+v (ok %v): want the wetting response read, at most %.2f, bound %.2f", r, ok, WetStrawSlope, LowResidueReduced)
+	}
 	dry := wetCells(0.3, 0, aged, spectral.SoilSpectrum, 3)
+	if r, ok := WindowResidue(dry, DefaultParams(), last); !ok || r.WetJudged || r.Bound != LowResidueCover {
+		t.Errorf("aged straw never wet, WindowResidue %+v (ok %v): want the response not read, bound %.2f", r, ok, LowResidueCover)
+	}
 	if l, ok := residueIn(pooled(interiorObs(dry)), p); !ok || l.wetOK || l.bound != lowResidueCover {
 		t.Errorf("aged straw, never wet: level %+v (ok %v), want the wetting response not read and the bound %.2f", l, ok, lowResidueCover)
 	}
