@@ -47,15 +47,6 @@ func TestStrawSeasonOffsets(t *testing.T) {
 			}
 		}
 	}
-	corr := func(x, y []float64) float64 {
-		mx, sx := meanSD(x)
-		my, sy := meanSD(y)
-		c := 0.0
-		for i := range x {
-			c += (x[i] - mx) * (y[i] - my)
-		}
-		return c / float64(len(x)) / (sx * sy)
-	}
 	t.Logf("seed %d, %d talhões: within-talhão season pairs: prior error corr %.2f (%d pairs), read-straw error corr %.2f (%d pairs)",
-		*hardTuneSeed, *hardTuneN, corr(pa, pb), len(pa), corr(fa, fb), len(fa))
+		*hardTuneSeed, *hardTuneN, pearson(pa, pb), len(pa), pearson(fa, fb), len(fa))
 }

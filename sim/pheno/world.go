@@ -207,24 +207,24 @@ func (s *Scenario) rained(d time.Time) bool {
 // wetness costs an estimator (coverage's TestStrawDecomposition); the
 // reference world is returned as it is.
 func (s *Scenario) Dried() *Scenario {
-	if s.world == nil {
-		return s
-	}
-	c, w := *s, *s.world
-	w.wet = make([]float64, len(s.world.wet))
-	c.world = &w
-	return &c
+	return s.withWorld(func(w *world) { w.wet = make([]float64, len(w.wet)) })
 }
 
 // Unclouded returns s with no pass forced cloudy by rain (the varied
 // world's rain days no longer hide the surface; Observe's other clouds
 // are unchanged). For diagnostics, as Dried.
 func (s *Scenario) Unclouded() *Scenario {
+	return s.withWorld(func(w *world) { w.rain = make([]bool, len(w.rain)) })
+}
+
+// withWorld returns a copy of s whose varied world edit changed (s and
+// its world unchanged), or s itself in the reference world.
+func (s *Scenario) withWorld(edit func(w *world)) *Scenario {
 	if s.world == nil {
 		return s
 	}
 	c, w := *s, *s.world
-	w.rain = make([]bool, len(s.world.rain))
+	edit(&w)
 	c.world = &w
 	return &c
 }
