@@ -12,3 +12,7 @@ const mdOff, stepOff = false, false
 
 // lowResOff is false in the product: Detect reads short pieces' residue level.
 const lowResOff = false
+
+// wetOff is false in the product: the low-residue test reads the ground's
+// wetting response.
+const wetOff = false

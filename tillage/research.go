@@ -18,3 +18,8 @@ var mdOff, stepOff bool
 
 // lowResOff turns the low-residue test off (-nolowresidue).
 var lowResOff bool
+
+// wetOff stops the low-residue test reading the ground's wetting response
+// (-nowetresponse): the level judged against lowResidueCover alone, the
+// detector before session 9.
+var wetOff bool

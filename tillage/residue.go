@@ -144,7 +144,9 @@ func residueIn(seg []pooledObs, p Params) (residueLevel, bool) {
 	sigma := robustSigma(rs, p.MinSigma, nil)
 	l := residueLevel{r: num.Median(v), ndti: num.Median(nd), se: math.Sqrt(medianVar(len(v))) * sigma, n: len(v), first: rs[0].date, last: rs[len(rs)-1].date}
 	l.ndtiSE = math.Sqrt(medianVar(len(nd))) * stepSigma(s, p.MinSigma)
-	l.wet, l.wetOK = wetResponse(seg, &p.tune)
+	if !wetOff {
+		l.wet, l.wetOK = wetResponse(seg, &p.tune)
+	}
 	l.bound = residueBound(l.wet, l.wetOK)
 	l.from, l.prev = lowRun(rs, sigma, l.bound)
 	return l, true

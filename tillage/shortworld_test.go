@@ -50,6 +50,13 @@ import (
 //     planting, disk or field cultivator keeping 30–70 %), some in spring
 //     only.
 
+// swSoilWetsAsStraw is a research stress of the world (-soilwetsasstraw,
+// -tags research; false otherwise): the soil's SWIR2 wets 0.55–0.9 of
+// its SWIR1 as straw's does, so wet soil loses NDTI too — what the
+// low-residue test's wetting response would meet if soils answered
+// wetting as straw.
+var swSoilWetsAsStraw bool
+
 // shortWorld draws talhão-seasons of the short-series world.
 type shortWorld struct{}
 
@@ -174,6 +181,9 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 	kStraw := [3]float64{uni(rng, 0.15, 0.3), kStraw1, kStraw1 * uni(rng, 0.55, 0.9)}
 	kSoil1 := uni(rng, 0.3, 0.55)
 	kSoil := [3]float64{kStraw[0], kSoil1, kSoil1 * uni(rng, 0.9, 1.15)}
+	if swSoilWetsAsStraw { // research stress (-soilwetsasstraw): the same draw, straw's range
+		kSoil[2] = kSoil1 * (0.55 + (0.9-0.55)*(kSoil[2]/kSoil1-0.9)/(1.15-0.9))
+	}
 
 	// Daily wetness and snow from the harvest to the end.
 	days := int(end.Sub(harvest).Hours()/24) + 1
