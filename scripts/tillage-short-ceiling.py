@@ -7,8 +7,8 @@ Every rule's threshold is chosen on one tuning seed at the detector's false-posi
 scored on the other seed (1->2, 2->1): no figure is chosen on the talhoes it is scored on."""
 import csv, math, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['skip'] == 'false']
-FEATS = ['r', 'rfirst', 'rlast', 'rmin3', 'zstep', 'zguard', 'cell15', 'cell25', 'slope', 'wet', 'vnir', 'swv']
-HIGH = {'plain', 'zstep', 'zguard', 'cell15', 'cell25', 'swv'}  # larger = more tilled; others: smaller = more tilled
+FEATS = ['r', 'rfirst', 'rlast', 'rmin3', 'zstep', 'zguard', 'cell15', 'cell25', 'slope', 'wet', 'vnir', 'swv', 'zL', 'zQ', 'joint', 'zLmax', 'jointraw']
+HIGH = {'plain', 'zstep', 'zguard', 'cell15', 'cell25', 'swv', 'zL', 'zQ', 'joint', 'zLmax', 'jointraw'}  # larger = more tilled; others: smaller = more tilled
 def val(r, k):
     try: x = float(r[k])
     except ValueError: x = float('nan')
@@ -73,7 +73,7 @@ def logistic(train, feats):
         return w[0] + sum(w[j + 1] * (x[j] - m[j]) / sd[j] for j in range(len(feats)))
     return f
 print('\nLogistic regression on features, threshold at Detect\'s FPR on the training seed, scored on the other:')
-for feats in (['r', 'zguard'], ['rlast', 'zguard', 'cell15'], ['r', 'rfirst', 'rlast', 'rmin3', 'zstep', 'zguard', 'cell15', 'cell25', 'slope'], FEATS):
+for feats in (['r', 'zguard'], ['rlast', 'zguard', 'cell15'], ['r', 'rfirst', 'rlast', 'rmin3', 'zstep', 'zguard', 'cell15', 'cell25', 'slope'], [k for k in FEATS if k not in ('vnir', 'swv')], FEATS):
     out = []
     for a, b in (('1', '2'), ('2', '1')):
         f = logistic(seed(a), feats)
