@@ -32,6 +32,21 @@ func demArchive(t *testing.T) string {
 	return dir
 }
 
+// demFixture is a demArchive and its DEM's bytes, for the end-to-end DEM
+// tests (skipped in -short mode).
+func demFixture(t *testing.T) (dir string, dem []byte) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end runs skipped in -short mode")
+	}
+	dir = demArchive(t)
+	dem, err := os.ReadFile(filepath.Join(dir, "dem.tif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, dem
+}
+
 // demConfig is baseConfig on a demArchive, whose few months hold no
 // declared sowing of the contract season.
 func demConfig(t *testing.T, dir, out string) Config {
@@ -85,14 +100,7 @@ func demServer(t *testing.T, dem []byte, down *atomic.Bool, failed *atomic.Int64
 // whose open keeps failing with 503 is not a configuration error (exit 1:
 // an engine retries it).
 func TestDEMTransientIncomplete(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs skipped in -short mode")
-	}
-	dir := demArchive(t)
-	dem, err := os.ReadFile(filepath.Join(dir, "dem.tif"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, dem := demFixture(t)
 	var down atomic.Bool
 	var failed atomic.Int64
 	url := demServer(t, dem, &down, &failed)
@@ -173,14 +181,7 @@ func TestDEMTransientIncomplete(t *testing.T) {
 // exchange key still holds the DEM's fingerprint) and write the payloads
 // of a one-phase run.
 func TestReadPhaseSkipsDEM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end runs skipped in -short mode")
-	}
-	dir := demArchive(t)
-	dem, err := os.ReadFile(filepath.Join(dir, "dem.tif"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, dem := demFixture(t)
 	var down atomic.Bool
 	var asked atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

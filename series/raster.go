@@ -253,9 +253,7 @@ func (r *reader) readWindowsAtOnce(ctx context.Context, ro *role, idx []int, win
 		}()
 	}
 	wg.Wait()
-	for _, sub := range subs {
-		r.reads, r.bytes = r.reads+sub.reads, r.bytes+sub.bytes
-	}
+	r.addCounts(subs)
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -356,15 +356,21 @@ func (r *reader) readRoles(ctx context.Context, roles []*role, idx []int) *Probl
 		}()
 	}
 	wg.Wait()
-	for _, sub := range subs {
-		r.reads, r.bytes = r.reads+sub.reads, r.bytes+sub.bytes
-	}
+	r.addCounts(subs)
 	for _, sk := range skips {
 		if sk != nil {
 			return sk
 		}
 	}
 	return nil
+}
+
+// addCounts adds the reads and bytes of the sub-readers subs (each
+// goroutine's own, for its buffers) to r's.
+func (r *reader) addCounts(subs []*reader) {
+	for _, sub := range subs {
+		r.reads, r.bytes = r.reads+sub.reads, r.bytes+sub.bytes
+	}
 }
 
 // openRoles opens each role's file once (files holds those already open)
