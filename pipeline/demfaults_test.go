@@ -172,15 +172,16 @@ func TestDEMTransientIncomplete(t *testing.T) {
 	})
 }
 
-// TestReadPhaseSkipsDEM (review s8 #12): the read phase of the block
-// exchange reads no slope, so it does not open the DEM: with every
-// request for the DEM answered 503, both shards' read phases succeed and
-// the DEM's server sees no request (before, each read phase opened it and
-// failed: "--dem failed transiently", exit 1). Once the DEM answers, the
-// finish phases, which open it, accept the read phases' markers (the
-// exchange key still holds the DEM's fingerprint) and write the payloads
-// of a one-phase run.
-func TestReadPhaseSkipsDEM(t *testing.T) {
+// TestReadPhaseDEM (review s8 #12, s9 #3): the read phase of the block
+// exchange reads no slope, so a DEM that fails to open transiently does
+// not end it: with every request for the DEM answered 503, both shards'
+// read phases ask it, log it and succeed (before s8 #12: "--dem failed
+// transiently", exit 1). Once the DEM answers, the finish phases, which
+// open it, accept the read phases' markers (the exchange key holds the
+// DEM's fingerprint) and write the payloads of a one-phase run. A DEM
+// that is not there is still refused by the read phase (ErrConfig, exit
+// 2), not found by the finish after a whole read phase.
+func TestReadPhaseDEM(t *testing.T) {
 	dir, dem := demFixture(t)
 	var down atomic.Bool
 	var asked atomic.Int64
@@ -219,8 +220,17 @@ func TestReadPhaseSkipsDEM(t *testing.T) {
 			}
 		}
 	}
-	if n := asked.Load(); n != 0 {
-		t.Errorf("the read phases sent the DEM %d requests; want none", n)
+	if n := asked.Load(); n == 0 {
+		t.Errorf("the read phases sent the DEM no request; want each to open it (a wrong DEM refused at once)")
 	}
 	samePayloads(t, "exchange with the DEM down in the read phases", ref, out)
+
+	// A DEM that is not there is refused by the read phase itself, in
+	// seconds, not by the finish after a whole read phase (review s9 #3).
+	c := config(t.TempDir())
+	c.DEM = filepath.Join(dir, "absent-dem.tif")
+	c.Shard, c.Phase = Shard{0, 2}, PhaseRead
+	if _, err := Run(ctx, c); !errors.Is(err, ErrConfig) {
+		t.Errorf("read phase with an absent --dem: error %v; want ErrConfig", err)
+	}
 }

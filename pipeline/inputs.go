@@ -240,12 +240,6 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 	if src == "" {
 		return nil
 	}
-	if !r.usesDEM() {
-		// Only its fingerprint: the exchange key (paramsHash of every
-		// input) must be the one the finish phase, which opens it, finds.
-		in.finger[src] = demFinger(src)
-		return nil
-	}
 	var dem *slope.DEM
 	var err error
 	if pre != nil {
@@ -259,12 +253,27 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 		if ctx.Err() != nil || errors.Is(err, ErrCatalogSearch) {
 			return err
 		}
+		if openTransient(err) && !r.usesDEM() {
+			// The read phase reads no slope: a DEM down for a moment
+			// must not end it; the finish opens it again.
+			r.logf("--dem failed transiently; the read phase reads no slope, the finish phase opens it: %v", err)
+			in.finger[src] = demFinger(src)
+			return nil
+		}
 		if openTransient(err) {
 			// No configuration error (exit 2, never retried): the run
 			// could not finish (exit 1), and an engine retries it.
 			return fmt.Errorf("--dem failed transiently, run again: %w", err)
 		}
 		return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
+	}
+	if !r.usesDEM() {
+		// Checked (absent, no CRS, too coarse fail here, in seconds,
+		// not after a whole read phase), then closed: only its
+		// fingerprint goes on, into the exchange key the finish finds.
+		dem.Close()
+		in.finger[src] = demFinger(src)
+		return nil
 	}
 	in.dem = dem
 	in.finger[src] = demFinger(src)
@@ -275,9 +284,10 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 }
 
 // usesDEM says whether the run reads slopes: every phase but the read
-// phase of the block exchange, which hands observations over and never
-// reads the DEM (a DEM that fails to open there, even transiently, would
-// end it for nothing: review s8 #12).
+// phase of the block exchange, which hands observations over and reads no
+// slope. That phase still opens the DEM to refuse a wrong one at once
+// (review s9 #3), but a transient failure there does not end it (review
+// s8 #12).
 func (r *run) usesDEM() bool { return r.cfg.Phase != PhaseRead }
 
 // demFinger is the fingerprint of a DEM file or mosaic src: its GDAL path

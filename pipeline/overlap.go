@@ -132,7 +132,7 @@ func sizesOf(ctx context.Context, locs []string) map[string]int64 {
 // talhões (openDEM opens those).
 func (r *run) startDEM(ctx context.Context) *later[*slope.DEM] {
 	src := r.cfg.DEM
-	if src == "" || strings.HasPrefix(src, "stac:") || !r.usesDEM() {
+	if src == "" || strings.HasPrefix(src, "stac:") {
 		return nil
 	}
 	return goLater(func() (*slope.DEM, error) {
