@@ -158,7 +158,11 @@ func sampleAsked(t *testing.T, what string, fl *s3test.Flaky, heads *atomic.Int6
 	}
 	requests, asked = fl.Failed503()-n0, heads.Load()-h0
 	if due := asksDue(st); asked != due {
-		t.Errorf("%s: manejo sent %d HEADs; want %d, one per failed attempt whose message does not say transient (retries %v, last %q)", what, asked, due, st.IO, st.Problems[0].Detail)
+		retries := map[string]map[string]int64{}
+		for c, io := range st.IO {
+			retries[c] = io.Retries
+		}
+		t.Errorf("%s: manejo sent %d HEADs; want %d, one per failed attempt whose message does not say transient (retries by cause %v, last %q)", what, asked, due, retries, st.Problems[0].Detail)
 	}
 	return requests, asked, attempts
 }
