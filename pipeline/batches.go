@@ -23,7 +23,9 @@ const DefaultBatchCellScenes = 1_000_000
 // A batch's memory is about its pairs: with the count alone, a portfolio
 // of large talhões made batches far heavier than a small portfolio's one
 // batch of mixed sizes (issue 26: peak RSS ×1.63 from 75 to 750 talhões).
-func cutBatches(owned []grid.Field, cfg Config, cat *series.Catalog) [][]grid.Field {
+// most is the pairs of the heaviest batch (0 without a pair budget or a
+// catalog): a talhão alone over the budget makes it exceed the budget.
+func cutBatches(owned []grid.Field, cfg Config, cat *series.Catalog) (batches [][]grid.Field, most int64) {
 	limit := float64(cfg.BatchCellScenes)
 	if cfg.BatchCellScenes == 0 {
 		limit = DefaultBatchCellScenes
@@ -40,11 +42,12 @@ func cutBatches(owned []grid.Field, cfg Config, cat *series.Catalog) [][]grid.Fi
 			start, acc = i, 0
 		}
 		acc += pairs
+		most = max(most, int64(acc))
 	}
 	if start < len(owned) {
 		out = append(out, owned[start:])
 	}
-	return out
+	return out, most
 }
 
 // cellsOf is the number of cells of f's grid (0 when it fails: its batch

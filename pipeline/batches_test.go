@@ -55,8 +55,11 @@ func TestCutBatches(t *testing.T) {
 		if limit == 0 {
 			max = DefaultBatchCellScenes
 		}
-		batches := cutBatches(owned, cfg, &cat)
+		batches, most := cutBatches(owned, cfg, &cat)
 		checkBatches(t, fmt.Sprintf("limit %d", limit), owned, batches, cfg.BatchSize, max, pairs)
+		if heaviest := heaviestBatch(batches, pairs); limit >= 0 && most != heaviest {
+			t.Errorf("limit %d: heaviest batch reported %d pairs, counted %d", limit, most, heaviest)
+		}
 		if limit < 0 && len(batches) != 5 {
 			t.Errorf("no pair limit: %d batches, want 300/64 → 5", len(batches))
 		}
@@ -64,7 +67,7 @@ func TestCutBatches(t *testing.T) {
 			t.Errorf("limit 20,000: %d batches, want ≥ 30 (300 talhões of about 90 cells × 60 scenes)", len(batches))
 		}
 	}
-	if got := cutBatches(owned, Config{BatchSize: 64, BatchCellScenes: 10}, nil); len(got) != 5 {
+	if got, _ := cutBatches(owned, Config{BatchSize: 64, BatchCellScenes: 10}, nil); len(got) != 5 {
 		t.Errorf("without a catalog: %d batches, want 5 (the count alone)", len(got))
 	}
 }
@@ -143,4 +146,18 @@ func TestBatchCellScenesSameRows(t *testing.T) {
 	if m.Parameters["batch-cell-scenes"] != "1000" {
 		t.Errorf("run.json parameters %v: want batch-cell-scenes 1000", m.Parameters)
 	}
+}
+
+// heaviestBatch is the pairs of the heaviest of batches, counted apart
+// from cutBatches.
+func heaviestBatch(batches [][]grid.Field, pairs func(grid.Field) float64) int64 {
+	var most int64
+	for _, b := range batches {
+		sum := 0.0
+		for _, f := range b {
+			sum += pairs(f)
+		}
+		most = max(most, int64(sum))
+	}
+	return most
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/manejo/manejo/coverage"
@@ -77,8 +78,9 @@ type Config struct {
 	// BoundHeap sets the process's Go soft memory limit from the batches'
 	// budget (boundHeap), unless GOMEMLIMIT is set, so that a batch's
 	// peak follows its pairs rather than when the collector last ran.
-	// It is process-wide: manejo run sets it; a program running other
-	// work beside Run may leave it off.
+	// It is process-wide while Run runs (the previous limit is restored
+	// when it returns): manejo run sets it; a program running other work
+	// or other Runs beside it should leave it off.
 	BoundHeap bool
 	// ShardBy is how talhões are assigned to shards: ShardBySpace (the
 	// default: runs of the Hilbert order of their centres, balanced by
@@ -268,9 +270,10 @@ func (r *run) run(ctx context.Context) (Summary, error) {
 	st := newStage(r.in, runID)
 	st.min = r.min
 	defer func() { st.spill.close() }()
-	batches := cutBatches(owned, cfg, r.in.cat)
+	batches, most := cutBatches(owned, cfg, r.in.cat)
 	nb := len(batches)
-	if limit := boundHeap(cfg); limit > 0 {
+	if limit, prev := boundHeap(cfg, most); limit > 0 {
+		defer debug.SetMemoryLimit(prev)
 		r.logf("Go heap bounded at %d MiB (%d B per pair of a batch; GOMEMLIMIT overrides)", limit>>20, PairHeapBytes)
 	}
 	if storage.KindOf(cfg.Out) == storage.Local {
