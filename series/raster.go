@@ -63,13 +63,9 @@ func (r *reader) open(path string, extra ...string) (*openDS, SkipReason, error)
 		cfg = append(append([]string{}, cfg...), extra...)
 	}
 	geo := r.wkts.tags(path, cfg)
-	var ds *godal.Dataset
-	err := r.log.timed(func() (err error) {
-		ds, err = godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...), godal.ErrLogger(r.log.handler))
-		return err
-	})
+	ds, err := r.gdalOpen(path, cfg)
 	if err != nil {
-		return nil, SkipUnreadable, fmt.Errorf("open %s: %w", path, err)
+		return nil, SkipUnreadable, err
 	}
 	if d := ds.Driver().ShortName(); !slices.Contains(openDrivers, d) {
 		ds.Close()
@@ -311,13 +307,20 @@ func (r *reader) chains(ro *role, wins []window) [][]window {
 // reopen opens ro's file again, with the options of its first open.
 func (r *reader) reopen(ro *role) (*godal.Dataset, error) {
 	r.reads++
+	return r.gdalOpen(ro.path, ro.ds.cfg)
+}
+
+// gdalOpen opens path with the accepted drivers (openDrivers) and cfg,
+// timed and logged through the reader's GDAL handler; its error names
+// path ("open PATH: …", which the transient and redaction rules read).
+func (r *reader) gdalOpen(path string, cfg []string) (*godal.Dataset, error) {
 	var ds *godal.Dataset
 	err := r.log.timed(func() (err error) {
-		ds, err = godal.Open(ro.path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(ro.ds.cfg...), godal.ErrLogger(r.log.handler))
+		ds, err = godal.Open(path, godal.RasterOnly(), godal.Drivers(openDrivers...), godal.ConfigOption(cfg...), godal.ErrLogger(r.log.handler))
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", ro.path, err)
+		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	return ds, nil
 }
