@@ -240,6 +240,7 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 	if src == "" {
 		return nil
 	}
+	in.finger[src] = demFinger(src) // a stac: DEM's: its tiles, below
 	var dem *slope.DEM
 	var err error
 	if pre != nil {
@@ -250,33 +251,29 @@ func (r *run) openDEM(ctx context.Context, in *inputs, owned []grid.Field, pre *
 		}, func(d *slope.DEM) { d.Close() })
 	}
 	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, ErrCatalogSearch) {
+		switch {
+		case ctx.Err() != nil || errors.Is(err, ErrCatalogSearch):
 			return err
-		}
-		if openTransient(err) && !r.usesDEM() {
-			// The read phase reads no slope: a DEM down for a moment
-			// must not end it; the finish opens it again.
-			r.logf("--dem failed transiently; the read phase reads no slope, the finish phase opens it: %v", err)
-			in.finger[src] = demFinger(src)
-			return nil
-		}
-		if openTransient(err) {
+		case !openTransient(err):
+			return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
+		case r.usesDEM():
 			// No configuration error (exit 2, never retried): the run
 			// could not finish (exit 1), and an engine retries it.
 			return fmt.Errorf("--dem failed transiently, run again: %w", err)
 		}
-		return fmt.Errorf("%w: --dem: %v", ErrConfig, err)
+		// The read phase reads no slope: a DEM down for a moment must
+		// not end it; the finish opens it again.
+		r.logf("--dem failed transiently; the read phase reads no slope, the finish phase opens it: %v", err)
+		return nil
 	}
 	if !r.usesDEM() {
 		// Checked (absent, no CRS, too coarse fail here, in seconds,
 		// not after a whole read phase), then closed: only its
 		// fingerprint goes on, into the exchange key the finish finds.
 		dem.Close()
-		in.finger[src] = demFinger(src)
 		return nil
 	}
 	in.dem = dem
-	in.finger[src] = demFinger(src)
 	if r.m.DEMSearch != nil {
 		in.finger[src] = sha([]byte(strings.Join(r.m.DEMSearch.Tiles, "\n")))
 	}
