@@ -186,16 +186,11 @@ func wetResponse(seg []pooledObs, t *tuning) (float64, bool) {
 	if len(xs) < wetMinDates || nWet < wetMinWet {
 		return 0, false
 	}
-	n := float64(len(xs))
-	var sx, sy, sxx, sxy float64
-	for i := range xs {
-		sx, sy, sxx, sxy = sx+xs[i], sy+ys[i], sxx+xs[i]*xs[i], sxy+xs[i]*ys[i]
-	}
-	d := n*sxx - sx*sx
+	_, b, d := leastSquares(xs, ys)
 	if !(d > 0) {
 		return 0, false
 	}
-	return (n*sxy - sx*sy) / d, true
+	return b, true
 }
 
 // lowRunK is how many date-to-date standard deviations above

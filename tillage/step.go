@@ -391,6 +391,18 @@ func stepIsRamp(s []stepObs, j int, l stepLevels, sigma float64) bool {
 // lineRSS is the residual sum of squares of the least-squares line of ys
 // on xs.
 func lineRSS(xs, ys []float64) float64 {
+	a, b, _ := leastSquares(xs, ys)
+	var rss float64
+	for i := range xs {
+		e := ys[i] - a - b*xs[i]
+		rss += e * e
+	}
+	return rss
+}
+
+// leastSquares is the least-squares line y = a + b·x of ys on xs, with
+// d = n·Σx² − (Σx)² (n² times the variance of xs): b is 0 when d is 0.
+func leastSquares(xs, ys []float64) (a, b, d float64) {
 	n := float64(len(xs))
 	var sx, sy, sxx, sxy float64
 	for i := range xs {
@@ -399,18 +411,11 @@ func lineRSS(xs, ys []float64) float64 {
 		sxx += xs[i] * xs[i]
 		sxy += xs[i] * ys[i]
 	}
-	d := n*sxx - sx*sx
-	b := 0.0
+	d = n*sxx - sx*sx
 	if d != 0 {
 		b = (n*sxy - sx*sy) / d
 	}
-	a := (sy - b*sx) / n
-	var rss float64
-	for i := range xs {
-		e := ys[i] - a - b*xs[i]
-		rss += e * e
-	}
-	return rss
+	return (sy - b*sx) / n, b, d
 }
 
 // StrongestStep returns the largest drop of the talhão's median NDTI that
