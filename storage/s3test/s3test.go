@@ -55,7 +55,28 @@ type Faults struct {
 	// request-rate limit a store applies (S3 per prefix), which a client
 	// meets by sending fewer requests at once, not by retrying harder.
 	MaxInFlight int
+	// Key and Script, when both set, give each numbered request the fault
+	// Script(key, n) of its key (an object, say) and its number n among
+	// the numbered requests of that key, from 1. Every503, EveryDrop and
+	// the rates number requests in one sequence of arrival, so which
+	// request meets a fault depends on how concurrent requests interleave;
+	// a script's faults of a key do not: a client's reads of one object
+	// meet the same faults however its other reads are scheduled.
+	Key    func(*http.Request) string
+	Script func(key string, n int) Fault
 }
+
+// Fault is what a Flaky handler does to one request.
+type Fault int
+
+const (
+	// Pass serves the request.
+	Pass Fault = iota
+	// SlowDown answers "503 SlowDown".
+	SlowDown
+	// Reset resets the connection without an answer.
+	Reset
+)
 
 // Flaky is an http.Handler that fails requests as its Faults say and
 // passes the others to the wrapped handler.
@@ -65,6 +86,7 @@ type Flaky struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
 	n      atomic.Int64
+	byKey  map[string]int // numbered requests by Faults.Key, under mu
 	failed atomic.Int64
 	busy   atomic.Int64 // numbered requests being served (MaxInFlight)
 	drops  atomic.Int64
@@ -75,24 +97,40 @@ type Flaky struct {
 
 // NewFlaky wraps h.
 func NewFlaky(h http.Handler, f Faults) *Flaky {
-	return &Flaky{h: h, f: f, rng: rand.New(rand.NewPCG(f.Seed, 0x5eed))}
+	return &Flaky{h: h, f: f, rng: rand.New(rand.NewPCG(f.Seed, 0x5eed)), byKey: map[string]int{}}
 }
 
-// draw returns the fault of a request by rate: 0 none, 1 a 503, 2 a reset.
-func (fl *Flaky) draw() int {
-	if fl.f.Rate503 <= 0 && fl.f.RateDrop <= 0 {
-		return 0
+// fault returns the fault of the n-th numbered request r: by its key's
+// script, by rate, then by cadence.
+func (fl *Flaky) fault(r *http.Request, n int64) Fault {
+	if fl.f.Key != nil && fl.f.Script != nil {
+		k := fl.f.Key(r)
+		fl.mu.Lock()
+		fl.byKey[k]++
+		i := fl.byKey[k]
+		fl.mu.Unlock()
+		if f := fl.f.Script(k, i); f != Pass {
+			return f
+		}
 	}
-	fl.mu.Lock()
-	u := fl.rng.Float64()
-	fl.mu.Unlock()
+	if fl.f.Rate503 > 0 || fl.f.RateDrop > 0 {
+		fl.mu.Lock()
+		u := fl.rng.Float64()
+		fl.mu.Unlock()
+		switch {
+		case u < fl.f.Rate503:
+			return SlowDown
+		case u < fl.f.Rate503+fl.f.RateDrop:
+			return Reset
+		}
+	}
 	switch {
-	case u < fl.f.Rate503:
-		return 1
-	case u < fl.f.Rate503+fl.f.RateDrop:
-		return 2
+	case fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0:
+		return SlowDown
+	case fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0:
+		return Reset
 	}
-	return 0
+	return Pass
 }
 
 // Requests returns the number of requests numbered (faults on, matching).
@@ -145,13 +183,12 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fl.h.ServeHTTP(w, r)
 		return
 	}
-	n := fl.n.Add(1)
-	fault := fl.draw()
-	if overLimit || fault == 1 || fl.f.Every503 > 0 && n%int64(fl.f.Every503) == 0 {
+	fault := fl.fault(r, fl.n.Add(1))
+	if overLimit || fault == SlowDown {
 		fl.slowDown(w)
 		return
 	}
-	if fault == 2 || fl.f.EveryDrop > 0 && n%int64(fl.f.EveryDrop) == 0 {
+	if fault == Reset {
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				fl.drops.Add(1)
