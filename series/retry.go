@@ -196,6 +196,12 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 		for _, i := range tr {
 			retries["scene:"+retryCause(res.st.problems[i].Detail)]++
 		}
+		// GDAL's own retries in the failed attempt were made too: keep
+		// them, as res (counted with retries from here on) is dropped.
+		for k, v := range res.st.io.Retries {
+			retries[k] += v
+		}
+		res.st.io.Retries = nil
 		extra = nil
 		if len(paths) > 0 {
 			extra = []string{"CPL_VSIL_CURL_NON_CACHED=" + strings.Join(paths, ":")}

@@ -89,6 +89,44 @@ func TestRetryScene(t *testing.T) {
 	}
 }
 
+// TestRetrySceneKeepsGDALRetries: the requests GDAL retried itself in an
+// attempt that then failed are counted with the scene's retries, whether a
+// later attempt reads the scene or the scene is given up (run.json lost
+// them before: 27 of TestFlakyS3's 36 retried 503s).
+func TestRetrySceneKeepsGDALRetries(t *testing.T) {
+	it := &Item{ID: "S1"}
+	attempt := func(calls *int, ok int) func(context.Context, []string, func(string)) sceneResult {
+		return func(context.Context, []string, func(string)) sceneResult {
+			*calls++
+			ss := sceneStats{io: IOStats{Retries: map[string]int64{"gdal:http-503": 2}}}
+			if *calls == ok {
+				ss.read = true
+				return sceneResult{st: ss}
+			}
+			ss.skip(it, "red", SkipUnreadable, 1, errors.New("Connection reset by peer"))
+			return sceneResult{st: ss}
+		}
+	}
+	for _, c := range []struct {
+		name                       string
+		attempts, ok               int
+		wantCalls, want503, resets int64
+		incomplete                 bool
+	}{
+		{name: "read at the third attempt", attempts: 5, ok: 3, wantCalls: 3, want503: 6, resets: 2},
+		{name: "given up after three", attempts: 3, ok: 0, wantCalls: 3, want503: 6, resets: 2, incomplete: true},
+	} {
+		calls := 0
+		res := retryScene(context.Background(), c.attempts, time.Millisecond, NewRetryBudget(time.Hour), it, attempt(&calls, c.ok))
+		if int64(calls) != c.wantCalls || res.st.incomplete != c.incomplete {
+			t.Errorf("%s: calls %d, incomplete %v", c.name, calls, res.st.incomplete)
+		}
+		if got := res.st.io.Retries; got["gdal:http-503"] != c.want503 || got["scene:connection-reset"] != c.resets {
+			t.Errorf("%s: retries %v, want gdal:http-503 %d (each attempt's), scene:connection-reset %d", c.name, got, c.want503, c.resets)
+		}
+	}
+}
+
 // TestThrottle: throttled attempts halve the scenes in flight (at most once
 // per limit attempts, not below an eighth), clean ones bring them back.
 func TestThrottle(t *testing.T) {
