@@ -138,9 +138,12 @@ func retryCause(msg string) string {
 // retryScene runs attempt (one read of a scene, given extra GDAL options)
 // until it ends with no transient read failure or attempts are spent,
 // waiting delay, then twice as long, and so on (with jitter) between
-// attempts. Before another attempt GDAL is told to forget what it cached
-// of the remote files involved (CPL_VSIL_CURL_NON_CACHED): a dropped HEAD
-// request leaves it believing a file missing. A scene still failing
+// attempts. Before another attempt GDAL forgets what it cached of the
+// remote files involved (storage.ForgetFile) and reads them uncached
+// (CPL_VSIL_CURL_NON_CACHED): a dropped request leaves it believing a
+// file missing or empty, which the option alone drops only when the next
+// attempt's handle closes, so that attempt failed too (an open's reset
+// cost two attempts: TestFlakyS3). A scene still failing
 // transiently at the end is marked incomplete: its failures are counted as
 // SkipTransient, never as an unreadable scene.
 //
@@ -219,6 +222,9 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 			res.st.io.addRetries(retries)
 			res.st.markIncomplete(tr, failed)
 			return res
+		}
+		for _, p := range paths {
+			storage.ForgetFile(p)
 		}
 	}
 }

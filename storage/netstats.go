@@ -76,3 +76,14 @@ func parseNetStats(raw []byte) map[string]NetStat {
 // does not depend on what an earlier run in the same process left there.
 // A run reading at the same time only fetches again what it needs.
 func ClearRangeCache() { C.VSICurlClearCache() }
+
+// ForgetFile drops what GDAL's process-wide cache holds of one remote file,
+// a GDAL path such as /vsis3/bucket/key (VSICurlPartialClearCache): its
+// properties (existence, size) and byte ranges. A request of the file that
+// failed mid-way can leave GDAL believing it missing or empty; a read
+// that follows ForgetFile asks the store again.
+func ForgetFile(path string) {
+	p := C.CString(path)
+	defer C.free(unsafe.Pointer(p))
+	C.VSICurlPartialClearCache(p)
+}
