@@ -66,6 +66,18 @@ type shortTalhao struct {
 	start, end   time.Time   // the window read
 	tillage      []time.Time // every tillage of the season
 	conventional bool
+	lat          *shortLatent // the draw's latent truth (research oracles)
+}
+
+// shortLatent is what the world drew for a talhão-season and no reading
+// shows directly: the research oracles (shortceiling_test.go) read it.
+type shortLatent struct {
+	harvest                  time.Time
+	ground                   func(time.Time) (cover, green float64)
+	soil, stover, weathered  refl
+	weather, weatherDays, ds float64
+	kStraw, kSoil            [3]float64
+	wet                      []float64 // by day from the harvest
 }
 
 // held returns the tillages a detector can be held to: inside the window,
@@ -330,6 +342,7 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 	for p := range st.cells {
 		st.cells[p].Obs = sortObs(st.cells[p].Obs)
 	}
+	st.lat = &shortLatent{harvest, ground, soil, stover, weathered, weather, weatherDays, ds, kStraw, kSoil, wet}
 	return st
 }
 
