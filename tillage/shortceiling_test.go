@@ -88,12 +88,30 @@ func ceilBoxes(k int) (lo, hi []float64) {
 	return lo, hi
 }
 
+// ceilBoxesWide are ceilBoxes with the spectra known only within ±a of
+// the world's: stover and weathered stover around the world's, soil
+// anywhere from its darkest to its brightest class.
+func ceilBoxesWide(a float64) (lo, hi []float64) {
+	lo, hi = ceilBoxes(0)
+	for j := cpSoil; j < cpN; j++ {
+		mid := (lo[j] + hi[j]) / 2
+		lo[j], hi[j] = mid*(1-a), mid*(1+a)
+	}
+	for b := range 4 {
+		for _, r := range swSoils {
+			lo[cpSoil+b], hi[cpSoil+b] = min(lo[cpSoil+b], r[b]*(1-a)), max(hi[cpSoil+b], r[b]*(1+a))
+		}
+	}
+	return lo, hi
+}
+
 // ceilObs is what the oracles are given of one talhão: its clear dates
 // (days after 1 October of the harvest year), the day's wetness and
 // green share, the true cover, the noise-free spectra and the same with
 // the per-date band gains.
 type ceilObs struct {
 	day, wet, green, cover []float64
+	rho                    []float64 // the drying law's factor from the previous clear date
 	y, yn                  []refl
 	known                  []float64 // the talhão's latents in the no-till law's order
 	truth                  []float64 // known, for no-till talhões (whose law it is)
@@ -116,6 +134,13 @@ func ceilObserve(st shortTalhao, noise *rand.Rand) ceilObs {
 		for b := range y {
 			yn[b] = y[b] * (1 + l.ds*noise.NormFloat64())
 		}
+		rho := 1.0
+		if n := len(o.day); n > 0 {
+			for x := oct1.AddDate(0, 0, int(o.day[n-1]+0.5)+1); !x.After(d); x = x.AddDate(0, 0, 1) {
+				rho *= math.Exp(-1 / dryDaysUS[x.Month()-1])
+			}
+		}
+		o.rho = append(o.rho, rho)
 		o.day = append(o.day, d.Sub(oct1).Hours()/24)
 		o.wet, o.green, o.cover = append(o.wet, w), append(o.green, g), append(o.cover, c)
 		o.y, o.yn = append(o.y, y), append(o.yn, yn)
@@ -170,15 +195,76 @@ func noTillSpectrum(p []float64, day, wet, green float64) refl {
 	return rmix(rmix(wetten4(soil, kB, wet), wetten4(res, kS, wet), noTillCover(p, day)), swGreen, green)
 }
 
+// wetMode is what an oracle knows of each date's wetness.
+type wetMode int
+
+const (
+	wetKnown  wetMode = iota // given
+	wetDrying                // fitted on each date, drying no faster than the world's law between dates
+)
+
 // spectraResiduals are the residuals of the no-till law against y in the
-// per-date band gains (σ = ds of the reading).
-func (o ceilObs) spectraResiduals(y []refl) func(p, out []float64) {
+// per-date band gains (σ = ds of the reading). Without the wetness given,
+// it is fitted (the spectrum is linear in it: weighted least squares per
+// date, then the drying law's bound between dates).
+func (o ceilObs) spectraResiduals(y []refl, mode wetMode) func(p, out []float64) {
 	return func(p, out []float64) {
+		n := len(o.day)
+		m0, m1, w, a := make([]refl, n), make([]refl, n), make([]float64, n), make([]float64, n)
 		for i := range o.day {
-			m := noTillSpectrum(p, o.day[i], o.wet[i], o.green[i])
+			if mode == wetKnown {
+				m0[i], w[i] = noTillSpectrum(p, o.day[i], o.wet[i], o.green[i]), 0
+				continue
+			}
+			m0[i], m1[i] = noTillSpectrum(p, o.day[i], 0, o.green[i]), noTillSpectrum(p, o.day[i], 1, o.green[i])
+			for b := range m0[i] {
+				v := (m1[i][b] - m0[i][b]) / y[i][b]
+				w[i], a[i] = w[i]+v*(y[i][b]-m0[i][b])/y[i][b], a[i]+v*v
+			}
+			w[i] /= a[i]
+		}
+		if mode == wetDrying {
+			dryingFit(w, a, o.rho)
+		}
+		for i := range o.day {
+			m := rmix(m0[i], m1[i], min(1, max(0, w[i])))
 			for b := range m {
 				out[4*i+b] = (m[b] - y[i][b]) / (o.ds * y[i][b])
 			}
+		}
+	}
+}
+
+// dryingFit replaces the dates' least-squares wetness w (weights a) by
+// the closest sequence that dries no faster than the law: w[k] ≥
+// rho[k]·w[k−1]. With P the running product of rho and v = w/P, the bound
+// is v nondecreasing: isotonic regression (pool adjacent violators) of
+// w/P with weights a·P².
+func dryingFit(w, a, rho []float64) {
+	type block struct {
+		sum, wt float64
+		n       int
+	}
+	var bl []block
+	pk := 1.0
+	ps := make([]float64, len(w))
+	for k := range w {
+		if k > 0 {
+			pk *= rho[k]
+		}
+		ps[k] = pk
+		bw := a[k] * pk * pk
+		bl = append(bl, block{bw * w[k] / pk, bw, 1})
+		for len(bl) > 1 && bl[len(bl)-2].sum/bl[len(bl)-2].wt > bl[len(bl)-1].sum/bl[len(bl)-1].wt {
+			x, y := bl[len(bl)-2], bl[len(bl)-1]
+			bl = append(bl[:len(bl)-2], block{x.sum + y.sum, x.wt + y.wt, x.n + y.n})
+		}
+	}
+	k := 0
+	for _, b := range bl {
+		for range b.n {
+			w[k] = b.sum / b.wt * ps[k]
+			k++
 		}
 	}
 }
@@ -191,11 +277,10 @@ func (o ceilObs) coverResiduals(p, out []float64) {
 	}
 }
 
-// ceilStarts are the fits' starting points over soil class k: the middle
-// of the draw ranges, high cover of well weathered stover (the twins'
+// ceilStarts are the fits' starting points in [lo, hi]: the middle of
+// the draw ranges, high cover of well weathered stover (the twins'
 // corner) and low cover of fresh stover.
-func ceilStarts(k int) [][]float64 {
-	lo, hi := ceilBoxes(k)
+func ceilStarts(lo, hi []float64) [][]float64 {
 	var out [][]float64
 	for _, s := range [][3]float64{{0.75, 0.4, 130}, {0.92, 0.58, 65}, {0.58, 0.22, 190}} {
 		p := make([]float64, cpN)
@@ -332,55 +417,124 @@ func gaussSolve(s [][]float64) []float64 {
 	return x
 }
 
-// ceilStats are one talhão's oracle statistics: the least χ² of the
-// no-till law against the exact cover (L1), against the spectra with the
-// talhão's own latents known (L2) and within the world's ranges (L3),
-// noisy (with the per-date gains) and noise-free (the twin's misfit).
+// ceilLevel is one oracle: what it is given of the talhão's latents (the
+// ranges the no-till law is fitted within, the wetness) and whether its
+// twins are counted (the fit against the noise-free spectra).
+type ceilLevel struct {
+	name  string
+	boxes string // "cover" (L1), "known", "world" (±6 %), "wide" (±25 %)
+	wet   wetMode
+	twins bool
+}
+
+// ceilLevels are the oracles, from the most to the least told.
+var ceilLevels = []ceilLevel{
+	{"L1 exact cover", "cover", wetKnown, false},
+	{"L2 known latents, wetness given", "known", wetKnown, true},
+	{"L3 world's ranges, wetness given", "world", wetKnown, true},
+	{"L3d world's ranges, drying law", "world", wetDrying, true},
+	{"L3w spectra ±25 %, wetness given", "wide", wetKnown, false},
+	{"L3dw spectra ±25 %, drying law", "wide", wetDrying, true},
+}
+
+// ceilWide is the spectra's range of the wide oracles (±25 %).
+const ceilWide = 0.25
+
+// ceilStats are one talhão's oracle statistics by level: the least χ² of
+// the no-till law against the noisy readings (with the per-date gains)
+// and, for levels counting twins, against the noise-free ones (the
+// twin's misfit); nu the degrees of freedom; truth the χ² at the true
+// parameters (no-till talhões, level L3: the fit's check).
 type ceilStats struct {
-	l1, l2, l3, l2free, l3free float64
-	nu2, nu3                   float64 // degrees of freedom of L2 and L3
-	l3truth                    float64 // no-till talhões: χ² of L3 at the true parameters (the fit's check)
+	chi, free, nu []float64
+	truth         float64
 }
 
 // ceilFits fits the no-till law at every oracle level.
 func ceilFits(o ceilObs) ceilStats {
 	k := len(o.day)
-	s := ceilStats{l3truth: math.NaN(), nu2: float64(max(1, 4*k-3)), nu3: float64(max(1, 4*k-(cpN-1)))}
-	fixed := func(lo, hi []float64) ([]float64, []float64) { // all but cover0, decay, harvest at the truth
-		for j := cpWeather; j < cpN; j++ {
-			lo[j], hi[j] = o.known[j], o.known[j]
+	boxes := ceilBoxSets(o)
+	s := ceilStats{truth: math.NaN()}
+	for _, l := range ceilLevels {
+		var res, free func(p, out []float64)
+		n, nfree := 4*k, 3
+		switch {
+		case l.boxes == "cover":
+			res, n = o.coverResiduals, k
+		default:
+			res, free = o.spectraResiduals(o.yn, l.wet), o.spectraResiduals(o.y, l.wet)
 		}
-		return lo, hi
-	}
-	lo, hi := fixed(ceilBoxes(0))
-	s.l1, s.l2, s.l2free = math.Inf(1), math.Inf(1), math.Inf(1)
-	for _, c0 := range []float64{0.6, 0.75, 0.92} {
-		p0 := append([]float64(nil), o.known...)
-		p0[cpCover0], p0[cpDecay], p0[cpHarvest] = c0, 0.0012, 15
-		s.l1 = math.Min(s.l1, first(boxFit(o.coverResiduals, k, lo, hi, p0)))
-		s.l2 = math.Min(s.l2, first(boxFit(o.spectraResiduals(o.yn), 4*k, lo, hi, p0)))
-		s.l2free = math.Min(s.l2free, first(boxFit(o.spectraResiduals(o.y), 4*k, lo, hi, p0)))
-	}
-	s.l3, s.l3free = math.Inf(1), math.Inf(1)
-	for c := range swSoils {
-		lo, hi := ceilBoxes(c)
-		for _, p0 := range ceilStarts(c) {
-			s.l3 = math.Min(s.l3, first(boxFit(o.spectraResiduals(o.yn), 4*k, lo, hi, p0)))
-			s.l3free = math.Min(s.l3free, first(boxFit(o.spectraResiduals(o.y), 4*k, lo, hi, p0)))
+		if l.boxes != "cover" && l.boxes != "known" {
+			nfree = cpN - 1
 		}
+		if l.wet != wetKnown {
+			nfree += k
+		}
+		s.chi = append(s.chi, ceilBest(res, n, boxes[l.boxes]))
+		s.nu = append(s.nu, float64(max(1, n-nfree)))
+		fr := math.NaN()
+		if l.twins {
+			fr = ceilBest(free, n, boxes[l.boxes])
+		}
+		s.free = append(s.free, fr)
 	}
 	if o.truth != nil {
-		r := make([]float64, 4*k)
-		o.spectraResiduals(o.yn)(o.truth, r)
-		s.l3truth = 0
-		for _, x := range r {
-			s.l3truth += x * x
-		}
+		s.truth = chi2At(o.spectraResiduals(o.yn, wetKnown), 4*k, o.truth)
 	}
 	return s
 }
 
-func first(c float64, _ []float64) float64 { return c }
+// ceilBoxSets are the oracles' ranges and starting points.
+func ceilBoxSets(o ceilObs) map[string][]ceilBox {
+	lo, hi := ceilBoxes(0)
+	for j := cpWeather; j < cpN; j++ { // all but cover0, decay, harvest at the truth
+		lo[j], hi[j] = o.known[j], o.known[j]
+	}
+	var known [][]float64
+	for _, c0 := range []float64{0.6, 0.75, 0.92} {
+		p0 := append([]float64(nil), o.known...)
+		p0[cpCover0], p0[cpDecay], p0[cpHarvest] = c0, 0.0012, 15
+		known = append(known, p0)
+	}
+	out := map[string][]ceilBox{"cover": {{lo, hi, known}}, "known": {{lo, hi, known}}}
+	for c := range swSoils {
+		lo, hi := ceilBoxes(c)
+		out["world"] = append(out["world"], ceilBox{lo, hi, ceilStarts(lo, hi)})
+	}
+	lo, hi = ceilBoxesWide(ceilWide)
+	out["wide"] = []ceilBox{{lo, hi, ceilStarts(lo, hi)}}
+	return out
+}
+
+// chi2At is the sum of squares of res at p.
+func chi2At(res func(p, out []float64), n int, p []float64) float64 {
+	r := make([]float64, n)
+	res(p, r)
+	s := 0.0
+	for _, x := range r {
+		s += x * x
+	}
+	return s
+}
+
+// ceilBox is a range of the no-till law's parameters and the fit's
+// starting points in it.
+type ceilBox struct {
+	lo, hi []float64
+	starts [][]float64
+}
+
+// ceilBest is the least χ² of res over the boxes' fits.
+func ceilBest(res func(p, out []float64), n int, boxes []ceilBox) float64 {
+	best := math.Inf(1)
+	for _, b := range boxes {
+		for _, p0 := range b.starts {
+			c, _ := boxFit(res, n, b.lo, b.hi, p0)
+			best = math.Min(best, c)
+		}
+	}
+	return best
+}
 
 // ceilRow is one scored talhão-season.
 type ceilRow struct {
@@ -394,16 +548,6 @@ type ceilRow struct {
 
 // z is a noisy χ² as standard deviations above its degrees of freedom.
 func z(chi, nu float64) float64 { return (chi - nu) / math.Sqrt(2*nu) }
-
-// ceilLevels are the oracles' scores (larger: less like the no-till law).
-var ceilLevels = []struct {
-	name  string
-	score func(ceilRow) float64
-}{
-	{"L1 exact cover", func(r ceilRow) float64 { return r.st.l1 }},
-	{"L2 known spectra, per-date gains", func(r ceilRow) float64 { return z(r.st.l2, r.st.nu2) }},
-	{"L3 world's law, per-date gains", func(r ceilRow) float64 { return z(r.st.l3, r.st.nu3) }},
-}
 
 // TestShortCeiling measures the oracles on -ceilingseeds (-shortn
 // conventional and as many no-till talhão-seasons each) beside Detect and
@@ -516,20 +660,29 @@ func ceilReport(rows []ceilRow, base baselineScan) string {
 	line("Detect", func(i int) bool { return rows[i].det })
 	b, drop := base.at(fpr)
 	fmt.Fprintf(&sb, "\n%-34s %6.3f %6.3f %6.3f (drop > %.4f)", "plain rule at equal FP", b.balanced(), ratio(b.tp, b.tp+b.fn), ratio(b.fp, b.fp+b.tn), drop)
-	for _, l := range ceilLevels {
-		fl := ceilFlags(rows, l.score, fpr)
+	for j, l := range ceilLevels {
+		score := func(r ceilRow) float64 { return z(r.st.chi[j], r.st.nu[j]) }
+		if l.boxes == "cover" {
+			score = func(r ceilRow) float64 { return r.st.chi[j] }
+		}
+		fl := ceilFlags(rows, score, fpr)
 		line(l.name, func(i int) bool { return fl[i] })
 	}
-	line("L1 identifiable (χ² > 4)", func(i int) bool { return rows[i].st.l1 > twinChi2 })
-	line("L2 identifiable noise-free", func(i int) bool { return rows[i].st.l2free > twinChi2 })
-	line("L3 no twin (noise-free χ² > 4)", func(i int) bool { return rows[i].st.l3free > twinChi2 })
+	line("L1 identifiable (χ² > 4)", func(i int) bool { return rows[i].st.chi[0] > twinChi2 })
+	for j, l := range ceilLevels {
+		if l.twins {
+			for _, d := range []float64{twinChi2, 1} {
+				line(fmt.Sprintf("%s no twin (noise-free χ² > %g)", strings.Fields(l.name)[0], d), func(i int) bool { return rows[i].st.free[j] > d })
+			}
+		}
+	}
 	miss := 0
 	for _, r := range rows {
-		if !r.pos && r.st.l3 > r.st.l3truth*(1+1e-6)+1e-9 {
+		if !r.pos && r.st.chi[2] > r.st.truth*(1+1e-6)+1e-9 {
 			miss++
 		}
 	}
-	fmt.Fprintf(&sb, "\nL3 fit check: no-till talhões whose best fit is worse than their truth: %d of %d", miss, det.fp+det.tn)
+	fmt.Fprintf(&sb, "\nfit check: no-till talhões whose best L3 fit is worse than their truth: %d of %d", miss, det.fp+det.tn)
 	return sb.String()
 }
 
@@ -539,11 +692,18 @@ func writeCeilCSV(path string, rows []ceilRow) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(f, "seed,i,pos,kind,det,dates,l1,l2,l3,l2free,l3free,nu2,nu3,l3truth")
+	fmt.Fprint(f, "seed,i,pos,kind,det,dates,truth")
+	for _, l := range ceilLevels {
+		n := strings.Fields(l.name)[0]
+		fmt.Fprintf(f, ",%s,%s_free,%s_nu", n, n, n)
+	}
+	fmt.Fprintln(f)
 	for _, r := range rows {
-		s := r.st
-		fmt.Fprintf(f, "%d,%d,%v,%s,%v,%d,%.4g,%.4g,%.4g,%.4g,%.4g,%g,%g,%.4g\n", r.seed, r.i, r.pos, r.kind, r.det, r.dates,
-			s.l1, s.l2, s.l3, s.l2free, s.l3free, s.nu2, s.nu3, s.l3truth)
+		fmt.Fprintf(f, "%d,%d,%v,%s,%v,%d,%.4g", r.seed, r.i, r.pos, r.kind, r.det, r.dates, r.st.truth)
+		for j := range ceilLevels {
+			fmt.Fprintf(f, ",%.4g,%.4g,%g", r.st.chi[j], r.st.free[j], r.st.nu[j])
+		}
+		fmt.Fprintln(f)
 	}
 	return f.Close()
 }
