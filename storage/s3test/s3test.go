@@ -4,7 +4,9 @@ package s3test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -40,7 +42,9 @@ type Faults struct {
 	// Rate503 and RateDrop fail that share (0..1) of the numbered
 	// requests at random, answered 503 SlowDown or reset, drawn from a
 	// generator seeded with Seed: the same requests in the same order get
-	// the same faults.
+	// the same faults. With Key set, each request's draw is fixed by
+	// Seed, its key and its number among the key's requests instead, so
+	// a key's faults do not depend on the order of other keys' requests.
 	Rate503, RateDrop float64
 	Seed              uint64
 	// Latency delays the answer to every request (faults and clean ones,
@@ -57,11 +61,12 @@ type Faults struct {
 	MaxInFlight int
 	// Key and Script, when both set, give each numbered request the fault
 	// Script(key, n) of its key (an object, say) and its number n among
-	// the numbered requests of that key, from 1. Every503, EveryDrop and
-	// the rates number requests in one sequence of arrival, so which
-	// request meets a fault depends on how concurrent requests interleave;
-	// a script's faults of a key do not: a client's reads of one object
-	// meet the same faults however its other reads are scheduled.
+	// the numbered requests of that key, from 1; the rates and cadences
+	// apply to the requests it passes. Every503 and EveryDrop number
+	// requests in one sequence of arrival, so which request meets a fault
+	// depends on how concurrent requests interleave; a script's faults of
+	// a key do not: a client's reads of one object meet the same faults
+	// however its other reads are scheduled.
 	Key    func(*http.Request) string
 	Script func(key string, n int) Fault
 }
@@ -103,20 +108,29 @@ func NewFlaky(h http.Handler, f Faults) *Flaky {
 // fault returns the fault of the n-th numbered request r: by its key's
 // script, by rate, then by cadence.
 func (fl *Flaky) fault(r *http.Request, n int64) Fault {
-	if fl.f.Key != nil && fl.f.Script != nil {
-		k := fl.f.Key(r)
+	var k string
+	var i int
+	if fl.f.Key != nil {
+		k = fl.f.Key(r)
 		fl.mu.Lock()
 		fl.byKey[k]++
-		i := fl.byKey[k]
+		i = fl.byKey[k]
 		fl.mu.Unlock()
+	}
+	if fl.f.Key != nil && fl.f.Script != nil {
 		if f := fl.f.Script(k, i); f != Pass {
 			return f
 		}
 	}
 	if fl.f.Rate503 > 0 || fl.f.RateDrop > 0 {
-		fl.mu.Lock()
-		u := fl.rng.Float64()
-		fl.mu.Unlock()
+		var u float64
+		if fl.f.Key != nil {
+			u = keyedDraw(fl.f.Seed, k, i)
+		} else {
+			fl.mu.Lock()
+			u = fl.rng.Float64()
+			fl.mu.Unlock()
+		}
 		switch {
 		case u < fl.f.Rate503:
 			return SlowDown
@@ -131,6 +145,16 @@ func (fl *Flaky) fault(r *http.Request, n int64) Fault {
 		return Reset
 	}
 	return Pass
+}
+
+// keyedDraw is a uniform draw in [0, 1) fixed by the seed, a key and the
+// request's number among the key's: the same whatever other keys'
+// requests came between.
+func keyedDraw(seed uint64, key string, n int) float64 {
+	h := fnv.New64a()
+	_ = binary.Write(h, binary.LittleEndian, [2]uint64{seed, uint64(n)})
+	h.Write([]byte(key))
+	return rand.New(rand.NewPCG(h.Sum64(), seed)).Float64()
 }
 
 // Requests returns the number of requests numbered (faults on, matching).
