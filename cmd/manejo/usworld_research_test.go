@@ -1,0 +1,192 @@
+//go:build research
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/manejo/manejo/internal/usworld"
+)
+
+var (
+	usSeeds    = flag.String("usworld.seeds", "1,2,3", "seeds of the independent US world (issue 30)")
+	usFields   = flag.Int("usworld.fields", 120, "fields per seed")
+	usCT       = flag.Float64("usworld.ct", 0.2, "share of conventional-till fields")
+	usAblate   = flag.String("usworld.ablate", "none", "comma-separated artifacts to turn off in turn (none = the full world; all = each artifact in turn): snow, offsets, slcoff, fallbefore, leaks, moisture, scenenoise, clouds, green, aging, allbutclouds")
+	usPerField = flag.Bool("usworld.perfield", false, "log every field-year")
+)
+
+// ablation returns the world's artifacts with one turned off.
+func ablation(name string) (usworld.Artifacts, bool) {
+	a := usworld.AllArtifacts()
+	switch name {
+	case "none":
+	case "snow":
+		a.Snow = false
+	case "offsets":
+		a.Offsets = false
+	case "slcoff":
+		a.SLCOff = false
+	case "fallbefore":
+		a.FallBeforeWindow = false
+	case "leaks":
+		a.Leaks = false
+	case "moisture":
+		a.Moisture = false
+	case "scenenoise":
+		a.SceneNoise = false
+	case "clouds":
+		a.Clouds = false
+	case "green":
+		a.Green = false
+	case "aging":
+		a.Aging = false
+	case "allbutclouds": // every artifact off but the cloud masking: the plainest real-shaped world
+		a = usworld.Artifacts{Clouds: true}
+	default:
+		return a, false
+	}
+	return a, true
+}
+
+// TestUSWorldAccuracy: the independent US-maize world of issue 30, end to
+// end through manejo analyse, detector beside the plain rule, per
+// field-year and per field, for each seed and each ablation asked for.
+//
+//	go test -tags research -count=1 -run TestUSWorldAccuracy -v ./cmd/manejo/ -timeout 2h \
+//	   -usworld.seeds 1,2,3 -usworld.fields 120 -usworld.ct 0.2 -usworld.ablate none
+func TestUSWorldAccuracy(t *testing.T) {
+	names := strings.Split(*usAblate, ",")
+	if *usAblate == "all" {
+		names = []string{"none", "snow", "offsets", "slcoff", "fallbefore", "leaks", "moisture", "scenenoise", "clouds", "green", "aging", "allbutclouds"}
+	}
+	for _, s := range strings.Split(*usSeeds, ",") {
+		seed, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			a, ok := ablation(strings.TrimSpace(name))
+			if !ok {
+				t.Fatalf("unknown ablation %q", name)
+			}
+			w := usworld.Generate(usworld.Config{Seed: seed, Fields: *usFields, CTShare: *usCT, Artifacts: a})
+			outs := usOutcomes(t, t.TempDir(), w, 40)
+			reportUS(t, fmt.Sprintf("seed %d, off: %s", seed, name), outs)
+		}
+	}
+}
+
+// reportUS logs the detector and the plain rule per field-year and per field.
+func reportUS(t *testing.T, label string, outs []usOutcome) {
+	var det confusion
+	tests := map[string]int{}
+	var visCT, visDet, onTime, ntMax []float64
+	for _, o := range outs {
+		det.add(o.ct, o.detector)
+		for _, ts := range o.tests {
+			tests[ts]++
+		}
+		if o.ct && o.visible {
+			visCT = append(visCT, 1)
+			if o.detector {
+				visDet = append(visDet, 1)
+			}
+			if o.onTime {
+				onTime = append(onTime, 1)
+			}
+		}
+		if !o.ct {
+			ntMax = append(ntMax, o.plainMax)
+		}
+		if *usPerField {
+			t.Logf("%s %s %d CT %t visible %t detector %t %v on time %t plain max %.3f", label, o.field, o.year, o.ct, o.visible, o.detector, o.tests, o.onTime, o.plainMax)
+		}
+	}
+	t.Logf("== %s: %d field-years (%d CT, %d of them with a pass in the window; detector on time in %d)", label, len(outs), det.tp+det.fn, len(visCT), len(onTime))
+	t.Logf("   field-year  detector      %v; tests %v", det, tests)
+	drops := []float64{0.04, 0.05, 0.06, matchedDrop(ntMax, det.fpr())}
+	for i, d := range drops {
+		var c confusion
+		for _, o := range outs {
+			c.add(o.ct, o.plainMax > d)
+		}
+		name := fmt.Sprintf("plain %.3f", d)
+		if i == 3 {
+			name = fmt.Sprintf("plain@FPR %.3f", d)
+		}
+		t.Logf("   field-year  %-13s %v", name, c)
+	}
+	reportUSFields(t, outs, det.fpr())
+}
+
+// reportUSFields folds the years of each field (any year; majority).
+func reportUSFields(t *testing.T, outs []usOutcome, _ float64) {
+	type fieldYears struct {
+		ct       bool
+		det      []bool
+		plainMax []float64
+	}
+	by := map[string]*fieldYears{}
+	var ids []string
+	for _, o := range outs {
+		f, ok := by[o.field]
+		if !ok {
+			f = &fieldYears{ct: o.ct}
+			by[o.field] = f
+			ids = append(ids, o.field)
+		}
+		f.det = append(f.det, o.detector)
+		f.plainMax = append(f.plainMax, o.plainMax)
+	}
+	sort.Strings(ids)
+	for _, majority := range []bool{false, true} {
+		kind := "any year"
+		if majority {
+			kind = "majority"
+		}
+		var det confusion
+		var ntMax []float64
+		for _, id := range ids {
+			f := by[id]
+			det.add(f.ct, usFieldVerdict(f.det, majority))
+			if !f.ct {
+				ntMax = append(ntMax, foldMax(f.plainMax, majority))
+			}
+		}
+		t.Logf("   field %-8s detector      %v", kind, det)
+		for i, d := range []float64{0.04, 0.05, 0.06, matchedDrop(ntMax, det.fpr())} {
+			var c confusion
+			for _, id := range ids {
+				c.add(by[id].ct, foldMax(by[id].plainMax, majority) > d)
+			}
+			name := fmt.Sprintf("plain %.3f", d)
+			if i == 3 {
+				name = fmt.Sprintf("plain@FPR %.3f", d)
+			}
+			t.Logf("   field %-8s %-13s %v", kind, name, c)
+		}
+	}
+}
+
+// foldMax is the drop below which the plain rule flags the field: in any
+// year (the largest plainMax), or in a majority of years (the plainMax
+// exceeded by more than half the years: the (n/2+1)-th largest).
+func foldMax(m []float64, majority bool) float64 {
+	s := append([]float64(nil), m...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	if !majority {
+		return s[0]
+	}
+	k := len(s) / 2 // 0-based index of the (n/2+1)-th largest
+	if k >= len(s) {
+		return math.Inf(-1)
+	}
+	return s[k]
+}
