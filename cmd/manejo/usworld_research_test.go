@@ -87,32 +87,30 @@ func TestUSWorldAccuracy(t *testing.T) {
 func reportUS(t *testing.T, label string, outs []usOutcome) {
 	var det confusion
 	tests := map[string]int{}
-	var visCT, visDet, onTime, ntMax []float64
+	visible, onTime := 0, 0
+	var ntMax []float64
 	for _, o := range outs {
 		det.add(o.ct, o.detector)
 		for _, ts := range o.tests {
 			tests[ts]++
 		}
 		if o.ct && o.visible {
-			visCT = append(visCT, 1)
-			if o.detector {
-				visDet = append(visDet, 1)
-			}
-			if o.onTime {
-				onTime = append(onTime, 1)
-			}
+			visible++
+		}
+		if o.ct && o.onTime {
+			onTime++
 		}
 		if !o.ct {
 			ntMax = append(ntMax, o.plainMax)
 		}
 		if *usPerField {
-			t.Logf("%s %s %d CT %t visible %t detector %t %v on time %t plain max %.3f", label, o.field, o.year, o.ct, o.visible, o.detector, o.tests, o.onTime, o.plainMax)
+			t.Logf("FY %s|%s|%d|%t|%s|%t|%.3f|%d|%t|%v|%t|%.3f", label, o.field, o.year, o.ct, o.system, o.visible, o.signal, o.after, o.detector, o.tests, o.onTime, o.plainMax)
 		}
 	}
-	t.Logf("== %s: %d field-years (%d CT, %d of them with a pass in the window; detector on time in %d)", label, len(outs), det.tp+det.fn, len(visCT), len(onTime))
+	t.Logf("== %s: %d field-years (%d CT, %d of them with a pass in the window; detector on time in %d)", label, len(outs), det.tp+det.fn, visible, onTime)
 	t.Logf("   field-year  detector      %v; tests %v", det, tests)
-	drops := []float64{0.04, 0.05, 0.06, matchedDrop(ntMax, det.fpr())}
-	for i, d := range drops {
+	matched := matchedDrop(ntMax, det.fpr())
+	for i, d := range []float64{0.04, 0.05, 0.06, matched} {
 		var c confusion
 		for _, o := range outs {
 			c.add(o.ct, o.plainMax > d)
@@ -123,11 +121,35 @@ func reportUS(t *testing.T, label string, outs []usOutcome) {
 		}
 		t.Logf("   field-year  %-13s %v", name, c)
 	}
-	reportUSFields(t, outs, det.fpr())
+	reportUSSignal(t, outs, matched)
+	reportUSFields(t, outs)
+}
+
+// reportUSSignal logs the share of CT field-years flagged by the size of
+// the tillage signal their window holds (noise-free NDTI drop).
+func reportUSSignal(t *testing.T, outs []usOutcome, matched float64) {
+	edges := []float64{math.Inf(-1), 0.02, 0.04, 0.06, 0.08, math.Inf(1)}
+	var parts []string
+	for i := 0; i+1 < len(edges); i++ {
+		n, d, p := 0, 0, 0
+		for _, o := range outs {
+			if o.ct && o.signal >= edges[i] && o.signal < edges[i+1] {
+				n++
+				if o.detector {
+					d++
+				}
+				if o.plainMax > matched {
+					p++
+				}
+			}
+		}
+		parts = append(parts, fmt.Sprintf("[%.2f,%.2f): %d, detector %d, plain@FPR %d", edges[i], edges[i+1], n, d, p))
+	}
+	t.Logf("   CT field-years by window signal (NDTI drop): %s", strings.Join(parts, "; "))
 }
 
 // reportUSFields folds the years of each field (any year; majority).
-func reportUSFields(t *testing.T, outs []usOutcome, _ float64) {
+func reportUSFields(t *testing.T, outs []usOutcome) {
 	type fieldYears struct {
 		ct       bool
 		det      []bool

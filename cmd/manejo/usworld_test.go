@@ -27,6 +27,9 @@ type usOutcome struct {
 	ct       bool
 	year     int
 	visible  bool     // a tillage pass inside the window
+	signal   float64  // the window's noise-free NDTI drop (FieldYear.WindowDrop)
+	system   string   // the field's tillage system
+	after    int      // dates with clear readings after the first pass in the window
 	detector bool     // manejo analyse wrote an event
 	tests    []string // tests of the events
 	onTime   bool     // an event within 20 days after a pass
@@ -133,7 +136,8 @@ func usOutcomes(t *testing.T, dir string, w usworld.World, batch int) []usOutcom
 		events := analyseUSYear(t, dir, w.Fields, y, batch)
 		for _, f := range w.Fields {
 			fy, _ := f.Year(y)
-			o := usOutcome{field: f.ID, ct: f.CT, year: y, visible: fy.InWindow(), plainMax: plainMax(usCells(fy))}
+			o := usOutcome{field: f.ID, ct: f.CT, year: y, visible: fy.InWindow(), signal: fy.WindowDrop, system: f.System,
+				after: datesAfterFirstPass(fy), plainMax: plainMax(usCells(fy))}
 			for _, e := range events[f.ID] {
 				o.detector = true
 				o.tests = append(o.tests, e.Test)
@@ -147,6 +151,27 @@ func usOutcomes(t *testing.T, dir string, w usworld.World, batch int) []usOutcom
 		}
 	}
 	return out
+}
+
+// datesAfterFirstPass counts the dates with clear readings after the
+// first tillage pass inside the window (0 without one).
+func datesAfterFirstPass(fy usworld.FieldYear) int {
+	var first time.Time
+	for _, p := range fy.Passes {
+		if p.Date.After(fy.Start) && !p.Date.After(fy.End) && (first.IsZero() || p.Date.Before(first)) {
+			first = p.Date
+		}
+	}
+	if first.IsZero() {
+		return 0
+	}
+	days := map[int32]bool{}
+	for _, r := range fy.Readings {
+		if r.Date().After(first) {
+			days[r.Day] = true
+		}
+	}
+	return len(days)
 }
 
 // confusion counts verdicts against the CT label.

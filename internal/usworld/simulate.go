@@ -82,7 +82,33 @@ func simulateYear(rng *rand.Rand, cfg Config, cal calibration, st *site, system 
 		sum += c
 	}
 	fy.CoverAtPlanting = sum / float64(len(st.x))
+	ys.truthDrops(a, st)
 	return *fy
+}
+
+// truthDrops sets each pass's Drop and the window's WindowDrop from the
+// noise-free field-median NDTI of the bare, dry, snow-free surface.
+func (ys *yearState) truthDrops(a Artifacts, st *site) {
+	bare := Artifacts{Aging: a.Aging}
+	level := func(t time.Time) float64 {
+		v := make([]float64, len(st.x))
+		for p := range v {
+			v[p] = ndti(ys.pointSpec(bare, st, p, t, 0))
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	fy := &ys.fy
+	var first time.Time
+	for i, ps := range fy.Passes {
+		fy.Passes[i].Drop = level(ps.Date.AddDate(0, 0, -1)) - level(ps.Date.AddDate(0, 0, 1))
+		if ps.Date.After(fy.Start) && !ps.Date.After(fy.End) && (first.IsZero() || ps.Date.Before(first)) {
+			first = ps.Date
+		}
+	}
+	if !first.IsZero() {
+		fy.WindowDrop = level(first.AddDate(0, 0, -1)) - level(fy.End)
+	}
 }
 
 // surface is point p's residue cover and green fraction on day t.

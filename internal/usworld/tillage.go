@@ -49,10 +49,10 @@ func passes(rng *rand.Rand, system string, harvest, planting time.Time, fallBefo
 		if start := date(harvest.Year(), time.November, 1); !fallBefore && !d.After(start) {
 			d = start.AddDate(0, 0, 3+rng.IntN(25)) // ablation: every fall pass inside the window
 		}
-		return Pass{d, implement, uniform(rng, lo, hi)}
+		return Pass{Date: d, Implement: implement, Retain: uniform(rng, lo, hi)}
 	}
 	spring := func(implement string, minDays, maxDays int, lo, hi float64) Pass {
-		return Pass{planting.AddDate(0, 0, -(minDays + rng.IntN(maxDays-minDays+1))), implement, uniform(rng, lo, hi)}
+		return Pass{Date: planting.AddDate(0, 0, -(minDays + rng.IntN(maxDays-minDays+1))), Implement: implement, Retain: uniform(rng, lo, hi)}
 	}
 	cultivate := func() Pass { return spring("field cultivator", 1, 21, 0.70, 0.90) }
 	switch system {

@@ -94,7 +94,12 @@ type FieldYear struct {
 	// CoverAtPlanting is the field-mean residue cover (0..1) on the
 	// planting day.
 	CoverAtPlanting float64
-	Readings        []Reading
+	// WindowDrop is the tillage signal the window holds: the field-median
+	// NDTI of the bare, dry, snow-free surface (no noise, no sensor) the
+	// day before the first pass inside the window minus on its last day; 0
+	// when no pass falls inside it.
+	WindowDrop float64
+	Readings   []Reading
 }
 
 // Pass is one tillage operation.
@@ -102,6 +107,9 @@ type Pass struct {
 	Date      time.Time
 	Implement string
 	Retain    float64 // share of the surface residue cover left
+	// Drop is the pass's own signal: the field-median NDTI of the bare,
+	// dry, snow-free surface the day before it minus the day after.
+	Drop float64
 }
 
 // InWindow reports whether a tillage pass falls inside the window
