@@ -20,6 +20,7 @@ var (
 	usCT       = flag.Float64("usworld.ct", 0.2, "share of conventional-till fields")
 	usAblate   = flag.String("usworld.ablate", "none", "comma-separated artifacts to turn off in turn (none = the full world; all = each artifact in turn): snow, offsets, slcoff, fallbefore, leaks, moisture, scenenoise, clouds, green, aging, allbutclouds")
 	usPerField = flag.Bool("usworld.perfield", false, "log every field-year")
+	usCumul    = flag.Bool("usworld.cumulative", false, "each crop year's table holds every window up to it (else that window alone)")
 )
 
 // ablation returns the world's artifacts with one turned off.
@@ -77,8 +78,8 @@ func TestUSWorldAccuracy(t *testing.T) {
 				t.Fatalf("unknown ablation %q", name)
 			}
 			w := usworld.Generate(usworld.Config{Seed: seed, Fields: *usFields, CTShare: *usCT, Artifacts: a})
-			outs := usOutcomes(t, t.TempDir(), w, 40)
-			reportUS(t, fmt.Sprintf("seed %d, off: %s", seed, name), outs)
+			outs := usOutcomes(t, t.TempDir(), w, 40, *usCumul)
+			reportUS(t, fmt.Sprintf("seed %d, CT %.2f, cumulative %t, off: %s", seed, *usCT, *usCumul, name), outs)
 		}
 	}
 }

@@ -36,10 +36,12 @@ type usOutcome struct {
 	plainMax float64  // largest drop at which MedianNDTIDrop still fires (−Inf: never)
 }
 
-// analyseUSYear writes the crop year's table of fields, runs manejo
-// analyse on it in batches and returns each field's events.
-func analyseUSYear(t *testing.T, dir string, fields []usworld.Field, cropYear, batch int) map[string][]export.EventRow {
+// analyseUSYear writes the table of fields holding the given crop years
+// (the last is the year analysed), runs manejo analyse on it in batches
+// with that year's --season and --as-of, and returns each field's events.
+func analyseUSYear(t *testing.T, dir string, fields []usworld.Field, years []int, batch int) map[string][]export.EventRow {
 	t.Helper()
+	cropYear := years[len(years)-1]
 	out := map[string][]export.EventRow{}
 	for lo := 0; lo < len(fields); lo += batch {
 		hi := min(lo+batch, len(fields))
@@ -48,7 +50,7 @@ func analyseUSYear(t *testing.T, dir string, fields []usworld.Field, cropYear, b
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := usworld.WriteCSV(f, fields[lo:hi], cropYear); err != nil {
+		if err := usworld.WriteCSV(f, fields[lo:hi], years...); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()
@@ -128,17 +130,27 @@ func plainMax(cells []tillage.Cell) float64 {
 	return lo
 }
 
-// usOutcomes runs a world's crop years end to end.
-func usOutcomes(t *testing.T, dir string, w usworld.World, batch int) []usOutcome {
+// usOutcomes runs a world's crop years end to end: one manejo analyse per
+// crop year on a table of that year's window alone, or (cumulative) of
+// every window up to it. A field-year is flagged when an event falls in
+// its window.
+func usOutcomes(t *testing.T, dir string, w usworld.World, batch int, cumulative bool) []usOutcome {
 	t.Helper()
 	var out []usOutcome
-	for _, y := range w.Config.Years {
-		events := analyseUSYear(t, dir, w.Fields, y, batch)
+	for i, y := range w.Config.Years {
+		years := []int{y}
+		if cumulative {
+			years = w.Config.Years[:i+1]
+		}
+		events := analyseUSYear(t, dir, w.Fields, years, batch)
 		for _, f := range w.Fields {
 			fy, _ := f.Year(y)
 			o := usOutcome{field: f.ID, ct: f.CT, year: y, visible: fy.InWindow(), signal: fy.WindowDrop, system: f.System,
 				after: datesAfterFirstPass(fy), plainMax: plainMax(usCells(fy))}
 			for _, e := range events[f.ID] {
+				if e.Date.Time().Before(fy.Start) {
+					continue // an earlier window's event (cumulative tables)
+				}
 				o.detector = true
 				o.tests = append(o.tests, e.Test)
 				for _, p := range fy.Passes {
@@ -234,7 +246,7 @@ func matchedDrop(ntMax []float64, fpr float64) float64 {
 // and T decided or censored, and the scoring adds up.
 func TestUSWorldSmoke(t *testing.T) {
 	w := usworld.Generate(usworld.Config{Seed: 7, Fields: 6, CTShare: 0.5, Years: []int{2018}, Points: 25, Artifacts: usworld.AllArtifacts()})
-	outs := usOutcomes(t, t.TempDir(), w, 6)
+	outs := usOutcomes(t, t.TempDir(), w, 6, false)
 	var c confusion
 	for _, o := range outs {
 		c.add(o.ct, o.detector)
