@@ -236,6 +236,12 @@ type tuning struct {
 	// the soil's NDTI.
 	mdBareNDVI, mdMaxGap, mdPostDays, mdCanopyNDVI, mdCanopyDays, mdRel, mdWet, mdStep float64
 	mdPostObs, mdPostMin                                                               int
+	// stepRel is the step test's relative gate: the drop reaches at least
+	// this share of the way from the level before to the soil's NDTI.
+	// Default mdRel. The US-maize world's clean readings miss most
+	// moderate steps at this gate, but lowering it adds false steps once
+	// its artifacts are on (TestUSWorldStepGate, -tags research).
+	stepRel float64
 }
 
 // withDefaults returns t with every zero field set to its default.
@@ -268,6 +274,7 @@ func (t tuning) withDefaults() tuning {
 	f(&t.mdRel, 0.4)
 	f(&t.mdWet, 0.9)
 	f(&t.mdStep, 0.2)
+	f(&t.stepRel, t.mdRel)
 	if t.mdPostObs == 0 {
 		t.mdPostObs = 3
 	}

@@ -276,7 +276,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 	for j := range s {
 		z[j] = math.NaN()
 		l, ok := stepAt(s, j, pl, sigma, t)
-		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.mdRel*(l.pre-p.Soil.NDTI) || stepLate(s, j, l) {
+		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.stepRel*(l.pre-p.Soil.NDTI) || stepLate(s, j, l) {
 			continue
 		}
 		z[j], lv[j] = (l.pre-l.post)/l.se, l
