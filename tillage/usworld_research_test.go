@@ -140,37 +140,50 @@ func stepRejection(cells []Cell, p Params) (string, float64) {
 }
 
 // TestUSWorldStepGuards: for the CT field-years of the clean world (every
-// artifact off but cloud masking) whose window holds a noise-free drop of
+// artifact off but cloud masking) and of the full one whose window holds a noise-free drop of
 // at least 0.03 and that Detect misses, the guard that stops the step
 // test's best split.
 func TestUSWorldStepGuards(t *testing.T) {
 	for _, seed := range usGateSeedList(t) {
-		w := usworld.Generate(usworld.Config{Seed: seed, Artifacts: usworld.Artifacts{Clouds: true}})
-		count := map[string]int{}
-		var hit, miss int
-		for _, v := range usVerdicts(w, 0) {
-			if !v.ct || v.drop < 0.03 {
-				continue
-			}
-			if v.flagged {
-				hit++
-				continue
-			}
-			miss++
-			why, _ := stepRejection(v.cells, v.p)
-			count[why]++
+		for _, world := range usGateWorlds {
+			usStepGuards(t, seed, world.name, usworld.Generate(usworld.Config{Seed: seed, Artifacts: world.a}))
 		}
-		var keys []string
-		for k := range count {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var b strings.Builder
-		for _, k := range keys {
-			fmt.Fprintf(&b, " %s %d;", k, count[k])
-		}
-		t.Logf("seed %d clean world, CT field-years with window drop ≥ 0.03: found %d, missed %d; best split stopped by:%s", seed, hit, miss, b.String())
 	}
+}
+
+// usGateWorlds are the US world's clean (every artifact off but cloud
+// masking) and full versions.
+var usGateWorlds = []struct {
+	name string
+	a    usworld.Artifacts
+}{{"clean", usworld.Artifacts{Clouds: true}}, {"full", usworld.AllArtifacts()}}
+
+// usStepGuards logs TestUSWorldStepGuards' tally for one world.
+func usStepGuards(t *testing.T, seed uint64, name string, w usworld.World) {
+	count := map[string]int{}
+	var hit, miss int
+	for _, v := range usVerdicts(w, 0) {
+		if !v.ct || v.drop < 0.03 {
+			continue
+		}
+		if v.flagged {
+			hit++
+			continue
+		}
+		miss++
+		why, _ := stepRejection(v.cells, v.p)
+		count[why]++
+	}
+	var keys []string
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, " %s %d;", k, count[k])
+	}
+	t.Logf("seed %d %s world, CT field-years with window drop ≥ 0.03: found %d, missed %d; best split stopped by:%s", seed, name, hit, miss, b.String())
 }
 
 // TestUSWorldStepGate: field-year TPR / FPR / BA of Detect with the step
@@ -179,10 +192,7 @@ func TestUSWorldStepGuards(t *testing.T) {
 // clean world and the full one.
 func TestUSWorldStepGate(t *testing.T) {
 	for _, seed := range usGateSeedList(t) {
-		for _, world := range []struct {
-			name string
-			a    usworld.Artifacts
-		}{{"clean", usworld.Artifacts{Clouds: true}}, {"full", usworld.AllArtifacts()}} {
+		for _, world := range usGateWorlds {
 			w := usworld.Generate(usworld.Config{Seed: seed, Artifacts: world.a})
 			for _, gate := range []float64{0.4, 0.25} {
 				var c struct{ tp, fn, fp, tn int }
