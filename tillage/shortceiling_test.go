@@ -32,12 +32,18 @@ import (
 //	   shares (ds, the talhão's own draw) — and the talhão's true soil,
 //	   stover, weathered spectra, weathering law and wetting coefficients:
 //	   only cover0, decay and the harvest day are fitted;
-//	L3 world's law: as L2, but every one of those latents fitted within
-//	   the world's own draw ranges (soil class, ±6 % spectra, weathering,
-//	   wetting): the twin argument. A positive whose noise-free spectra a
-//	   no-till draw reproduces within the per-date gains (χ² ≤ twinChi2)
-//	   has a twin: no reading of four bands on those dates tells them
-//	   apart.
+//	L3 world's ranges: as L2, but every one of those latents fitted
+//	   within the world's own draw ranges (soil class, ±6 % spectra,
+//	   weathering, wetting): the twin argument. A positive whose
+//	   noise-free spectra a no-till draw reproduces within the per-date
+//	   gains (χ² ≤ twinChi2, or 1) has a twin: no reading of four bands on
+//	   those dates tells them apart better than those gains allow;
+//	L3d as L3, the day's wetness not given: fitted on each date, drying
+//	   between dates no faster than the world's law (wetDrying);
+//	L3w as L3, the spectra known only within ±25 % of the world's
+//	   (ceilWide; soil anywhere from its darkest to its brightest class);
+//	L3dw both: what four bands say to a reader who knows the world's law
+//	   but neither its spectra nor the day's wetness.
 //
 // Each oracle flags the talhões whose χ² of the best no-till fit is
 // largest (a generalised likelihood-ratio test against the no-till law:
