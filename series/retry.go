@@ -201,8 +201,8 @@ func retryScene(ctx context.Context, attempts int, delay time.Duration, b *Retry
 		}
 		// GDAL's own retries in the failed attempt were made too: keep
 		// them, as res (counted with retries from here on) is dropped.
-		for k, v := range res.st.io.Retries {
-			retries[k] += v
+		for cause, n := range res.st.io.Retries {
+			retries[cause] += n
 		}
 		res.st.io.Retries = nil
 		extra = nil

@@ -92,7 +92,8 @@ var remotePath = regexp.MustCompile(`^(?:still failing after \d+ attempts: )?(?:
 // object is there (a dropped HEAD request leaves GDAL believing it
 // missing; this asks the object store or HTTP server). It also returns the
 // GDAL paths of the remote files involved, sorted and distinct: GDAL must
-// forget their cached state (CPL_VSIL_CURL_NON_CACHED) before another
+// forget their cached state (storage.ForgetFile, then
+// CPL_VSIL_CURL_NON_CACHED for the next attempt's reads) before another
 // attempt.
 func TransientReads(ctx context.Context, ps []Problem) (n int, gdalPaths []string) {
 	idx, paths := transientOf(ctx, ps)
