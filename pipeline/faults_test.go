@@ -330,6 +330,14 @@ func TestFlakyS3(t *testing.T) {
 	if n := io.Retries["gdal:http-503"]; n != got["cog 503"] {
 		t.Errorf("run.json counts %d 503s GDAL retried; %d COG reads were answered 503", n, got["cog 503"])
 	}
+	// flakyFault's bound: a scene fails an attempt only on a reset GDAL
+	// saw, once per reset (before storage.ForgetFile an open's reset also
+	// failed the next attempt, "not recognized as a supported file format").
+	for cause, n := range io.Retries {
+		if strings.HasPrefix(cause, "scene:") && (cause != "scene:connection-reset" || n > got["cog reset"]) {
+			t.Errorf("run.json: %d scenes read again for %q; want only resets, at most the %d injected", n, cause, got["cog reset"])
+		}
+	}
 	t.Logf("io: %+v", io)
 }
 
