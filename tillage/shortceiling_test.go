@@ -17,7 +17,7 @@ import (
 
 // The short world's identifiability ceiling (issue 30, session 10): how
 // far a classifier could go that knows more of the world's latent truth
-// than any detector can (docs/tillage.md, "Why 0.85 is out of reach in the
+// than any detector can (docs/tillage.md, "Why 0.85 is not reached in the
 // short world"). Every oracle reads the talhão's own clear dates (a date
 // with any point's reading, leaks included) and decides by the fit of the
 // world's own no-till law to what it is given — the law the world draws

@@ -222,8 +222,9 @@ func canopyBetween(pl []pooledObs, a, b time.Time, t *tuning) bool {
 // with σ the date-to-date scatter of the same series (robustSigma, floored
 // at MinSigma); the split with the largest z among neighbouring candidates
 // dates it. As the third test: no canopy in the mdCanopyDays before (a
-// harvest lowers NDTI too), and the drop reaches mdRel of the way from the
-// level before to the soil's NDTI (a wet season's onset narrows NDTI by
+// harvest lowers NDTI too), and the drop reaches stepRel (mdRel, 0.4,
+// unless a research run varies it) of the way from the level before to
+// the soil's NDTI (a wet season's onset narrows NDTI by
 // less). A step, not a ramp: the two levels fit the dates of both sides
 // no worse than a straight line does (residue decaying is a ramp).
 func stepBreaks(pl []pooledObs, p Params) []Break {
