@@ -65,8 +65,11 @@ type Faults struct {
 	// apply to the requests it passes. Every503 and EveryDrop number
 	// requests in one sequence of arrival, so which request meets a fault
 	// depends on how concurrent requests interleave; a script's faults of
-	// a key do not: a client's reads of one object meet the same faults
-	// however its other reads are scheduled.
+	// a key do not: a client's reads of one object meet the same number
+	// of faults however its reads of other objects are scheduled. Which of
+	// the key's own requests is its n-th still follows their arrival (a
+	// band's windows are read at once); key on the path and Range header
+	// to fix that too.
 	Key    func(*http.Request) string
 	Script func(key string, n int) Fault
 }
