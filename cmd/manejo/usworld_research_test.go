@@ -21,6 +21,7 @@ var (
 	usAblate   = flag.String("usworld.ablate", "none", "comma-separated artifacts to turn off in turn (none = the full world; all = each artifact in turn): snow, offsets, slcoff, fallbefore, leaks, moisture, scenenoise, clouds, green, aging, allbutclouds")
 	usPerField = flag.Bool("usworld.perfield", false, "log every field-year")
 	usCumul    = flag.Bool("usworld.cumulative", false, "each crop year's table holds every window up to it (else that window alone)")
+	usWide     = flag.Bool("usworld.widecontrast", false, "fresh stover SWIR2/SWIR1 drawn over 0.54–0.76, not 0.64–0.76 (review s10 F8)")
 )
 
 // ablation returns the world's artifacts with one turned off.
@@ -77,9 +78,9 @@ func TestUSWorldAccuracy(t *testing.T) {
 			if !ok {
 				t.Fatalf("unknown ablation %q", name)
 			}
-			w := usworld.Generate(usworld.Config{Seed: seed, Fields: *usFields, CTShare: *usCT, Artifacts: a})
+			w := usworld.Generate(usworld.Config{Seed: seed, Fields: *usFields, CTShare: *usCT, Artifacts: a, WideContrast: *usWide})
 			outs := usOutcomes(t, t.TempDir(), w, 40, *usCumul)
-			reportUS(t, fmt.Sprintf("seed %d, CT %.2f, cumulative %t, off: %s", seed, *usCT, *usCumul, name), outs)
+			reportUS(t, fmt.Sprintf("seed %d, CT %.2f, cumulative %t, wide contrast %t, off: %s", seed, *usCT, *usCumul, *usWide, name), outs)
 		}
 	}
 }

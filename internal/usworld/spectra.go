@@ -42,10 +42,14 @@ func drawSoil(rng *rand.Rand) spec {
 // 2005): red 0.16–0.26, NIR 1.3–1.5× red (NDVI ≈ 0.13–0.2), SWIR1
 // 0.36–0.46, SWIR2 0.64–0.76 of SWIR1 (NDTI 0.14–0.22; van Deventer et
 // al. 1997, PE&RS 63:87, found NDTI separating residue classes on TM).
-func drawResidue(rng *rand.Rand) spec {
+func drawResidue(rng *rand.Rand, wide bool) spec {
 	red := uniform(rng, 0.16, 0.26)
 	s1 := uniform(rng, 0.36, 0.46)
-	return spec{red, red * uniform(rng, 1.3, 1.5), s1, s1 * uniform(rng, 0.64, 0.76)}
+	lo := 0.64
+	if wide {
+		lo = 0.54 // Config.WideContrast
+	}
+	return spec{red, red * uniform(rng, 1.3, 1.5), s1, s1 * uniform(rng, lo, 0.76)}
 }
 
 // green is a winter-annual weed or cereal-rye canopy (a leaf spectrum of the
@@ -54,8 +58,8 @@ func drawResidue(rng *rand.Rand) spec {
 var green = spec{0.04, 0.40, 0.22, 0.10}
 
 // drawSnow draws snow: bright in the visible and NIR, dark in the SWIR,
-// SWIR2 below SWIR1 (ice absorption; Dozier et al. 2009, Adv. Water
-// Resour. 32:1017; Painter et al. 2009): red 0.6–0.9, NIR 0.9–1.0× red,
+// SWIR2 below SWIR1 (ice absorption; Dozier, Green, Nolin & Painter 2009,
+// Remote Sens. Environ. 113:S25; Painter et al. 2009): red 0.6–0.9, NIR 0.9–1.0× red,
 // SWIR1 0.08–0.22, SWIR2 0.45–0.8 of SWIR1 (NDTI ≈ 0.1–0.4, NDVI ≈ 0).
 func drawSnow(rng *rand.Rand) spec {
 	red := uniform(rng, 0.6, 0.9)
@@ -68,7 +72,11 @@ func drawSnow(rng *rand.Rand) spec {
 // 66:722: soil reflectance falls with moisture, SWIR most; Daughtry & Hunt
 // 2008 and Quemada & Daughtry 2016, Remote Sens. 8:660: wetting raises the
 // NDTI of soils and lowers the residue–soil contrast). The factor of each
-// band at full wetness w = 1 (a saturated surface); w is 0..1.
+// band at full wetness w = 1 (a saturated surface); w is 0..1. The factors
+// are this world's assumption, not figures from those papers: they darken
+// SWIR2 more than SWIR1, so a wet surface's NDTI rises — residue's too,
+// the opposite of the team's own worlds and of the detector's wetting
+// response, which have wet straw lose NDTI (review s10 F10).
 var (
 	wetSoil    = spec{0.30, 0.30, 0.42, 0.52}
 	wetResidue = spec{0.12, 0.12, 0.26, 0.33}

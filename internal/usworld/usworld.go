@@ -51,6 +51,11 @@ type Config struct {
 	Years     []int   // crop years, planting in spring of each (default 2016–2019)
 	Points    int     // points per field, a square grid (default 100)
 	Artifacts Artifacts
+	// WideContrast draws fresh stover's SWIR2/SWIR1 over 0.54–0.76 (NDTI
+	// 0.14–0.30, the upper half of the residue range Daughtry et al. 2005
+	// report) instead of 0.64–0.76 (NDTI 0.14–0.22): a variant with a
+	// wider residue–soil contrast (review s10 F8), same draws otherwise.
+	WideContrast bool
 }
 
 func (c Config) withDefaults() Config {

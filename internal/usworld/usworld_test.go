@@ -121,9 +121,10 @@ func TestSLCOffGaps(t *testing.T) {
 // and S2 within 0.05 (typically 0.005–0.02) on these surfaces.
 func TestSpectraContrast(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	var gaps, wetGaps, l7, s2 []float64
+	var gaps, wideGaps, wetGaps, l7, s2 []float64
 	for range 500 {
-		soil, res := drawSoil(rng), drawResidue(rng)
+		soil, res := drawSoil(rng), drawResidue(rng, false)
+		wideGaps = append(wideGaps, ndti(drawResidue(rng, true))-ndti(soil))
 		gaps = append(gaps, ndti(res)-ndti(soil))
 		wetGaps = append(wetGaps, ndti(wetten(res, wetResidue, 0.8))-ndti(wetten(soil, wetSoil, 0.8)))
 		cal := drawCalibration(rng, true)
@@ -134,6 +135,9 @@ func TestSpectraContrast(t *testing.T) {
 	}
 	if g := median(gaps); g < 0.05 || g > 0.2 {
 		t.Errorf("median residue–soil NDTI gap %.3f", g)
+	}
+	if g := median(wideGaps); g <= median(gaps) || g > 0.2 {
+		t.Errorf("median residue–soil NDTI gap %.3f with WideContrast, %.3f without", g, median(gaps))
 	}
 	if median(wetGaps) >= median(gaps) {
 		t.Errorf("wetting widens the gap: %.3f → %.3f", median(gaps), median(wetGaps))
