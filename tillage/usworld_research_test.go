@@ -39,15 +39,17 @@ func usGateSeedList(t *testing.T) []uint64 {
 // usTillCells is a field-year's readings as cells, as cmd/manejo's usCells
 // builds them (the table reader's indices).
 func usTillCells(fy usworld.FieldYear) []Cell {
-	by := map[int16][]Obs{}
-	for _, r := range fy.Readings {
-		by[r.Point] = append(by[r.Point], Obs{Date: r.Date(), NDVI: r.NDVI(), NDTI: r.NDTI(),
-			Red: float64(r.Red), NIR: float64(r.NIR), SWIR1: float64(r.SWIR16), SWIR2: float64(r.SWIR22), Sensor: r.Sensor.Collection()})
-	}
-	cells := make([]Cell, 0, len(by))
-	for p, obs := range by {
-		sort.Slice(obs, func(i, j int) bool { return obs[i].Date.Before(obs[j].Date) })
-		cells = append(cells, Cell{ID: fmt.Sprint(p), Obs: obs})
+	var cells []Cell
+	for p, rs := range fy.ByPoint() {
+		if len(rs) == 0 {
+			continue
+		}
+		c := Cell{ID: fmt.Sprint(p)}
+		for _, r := range rs {
+			c.Obs = append(c.Obs, Obs{Date: r.Date(), NDVI: r.NDVI(), NDTI: r.NDTI(),
+				Red: float64(r.Red), NIR: float64(r.NIR), SWIR1: float64(r.SWIR16), SWIR2: float64(r.SWIR22), Sensor: r.Sensor.Collection()})
+		}
+		cells = append(cells, c)
 	}
 	sort.Slice(cells, func(i, j int) bool { return cells[i].ID < cells[j].ID })
 	return cells

@@ -96,15 +96,17 @@ func checkUSIndicators(t *testing.T, res string, fields []usworld.Field) {
 // usCells is a field-year's readings as tillage cells, NDVI and NDTI
 // computed from the bands as the table reader computes them.
 func usCells(fy usworld.FieldYear) []tillage.Cell {
-	by := map[int16][]tillage.Obs{}
-	for _, r := range fy.Readings {
-		by[r.Point] = append(by[r.Point], tillage.Obs{Date: r.Date(), NDVI: r.NDVI(), NDTI: r.NDTI(),
-			Red: float64(r.Red), NIR: float64(r.NIR), SWIR1: float64(r.SWIR16), SWIR2: float64(r.SWIR22), Sensor: r.Sensor.Collection()})
-	}
-	cells := make([]tillage.Cell, 0, len(by))
-	for p, obs := range by {
-		sort.Slice(obs, func(i, j int) bool { return obs[i].Date.Before(obs[j].Date) })
-		cells = append(cells, tillage.Cell{ID: fmt.Sprint(p), Obs: obs})
+	var cells []tillage.Cell
+	for p, rs := range fy.ByPoint() {
+		if len(rs) == 0 {
+			continue
+		}
+		c := tillage.Cell{ID: fmt.Sprint(p)}
+		for _, r := range rs {
+			c.Obs = append(c.Obs, tillage.Obs{Date: r.Date(), NDVI: r.NDVI(), NDTI: r.NDTI(),
+				Red: float64(r.Red), NIR: float64(r.NIR), SWIR1: float64(r.SWIR16), SWIR2: float64(r.SWIR22), Sensor: r.Sensor.Collection()})
+		}
+		cells = append(cells, c)
 	}
 	sort.Slice(cells, func(i, j int) bool { return cells[i].ID < cells[j].ID })
 	return cells

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 )
 
@@ -134,6 +135,23 @@ type Reading struct {
 	Point                    int16
 	Sensor                   Sensor
 	Red, NIR, SWIR16, SWIR22 float32
+}
+
+// ByPoint returns the field-year's readings by point number, each point's
+// by date (as the analyse table reader orders a point's series); a point
+// with no reading has none.
+func (fy FieldYear) ByPoint() [][]Reading {
+	var by [][]Reading
+	for _, r := range fy.Readings {
+		for int(r.Point) >= len(by) {
+			by = append(by, nil)
+		}
+		by[r.Point] = append(by[r.Point], r)
+	}
+	for _, rs := range by {
+		sort.Slice(rs, func(i, j int) bool { return rs[i].Day < rs[j].Day })
+	}
+	return by
 }
 
 // Date is the reading's UTC day.
