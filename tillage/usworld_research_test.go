@@ -5,7 +5,9 @@ package tillage
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,13 +178,8 @@ func usStepGuards(t *testing.T, seed uint64, name string, w usworld.World) {
 		why, _ := stepRejection(v.cells, v.p)
 		count[why]++
 	}
-	var keys []string
-	for k := range count {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(count)) {
 		fmt.Fprintf(&b, " %s %d;", k, count[k])
 	}
 	t.Logf("seed %d %s world, CT field-years with window drop ≥ 0.03: found %d, missed %d; best split stopped by:%s", seed, name, hit, miss, b.String())
