@@ -242,6 +242,13 @@ type tuning struct {
 	// moderate steps at this gate, but lowering it adds false steps once
 	// its artifacts are on (TestUSWorldStepGate, -tags research).
 	stepRel float64
+	// pfSoilQ and pfSoilMax: the step test's gate measured to the
+	// portfolio's barest ground (stepSoil): the quantile of the other
+	// talhões' barest levels, and the highest NDTI read as soil (0: any).
+	// Zero: off, the soil is p's (Calibrate's or the reference). Research
+	// only: it gained nothing on the US-maize world's full version and
+	// made 2–3 times the false steps (TestUSWorldSoilGate, -tags research).
+	pfSoilQ, pfSoilMax float64
 }
 
 // withDefaults returns t with every zero field set to its default.

@@ -367,3 +367,40 @@ func (p Params) thirdOnShort(pl []pooledObs, bs []Break) []Break {
 	}
 	return out
 }
+
+// portfolioSoilDates: a talhão's barest level is the lowest median of
+// this many consecutive dates of its corrected series (one hazy, shadowed
+// or snow-leaking date is not the ground).
+const portfolioSoilDates = 3
+
+// soilNDTI returns the NDTI of the barest ground the other talhões of the
+// portfolio show: the q quantile, over them (at least portfolioMinPeers),
+// of each one's lowest median of portfolioSoilDates consecutive dates of
+// its corrected series; false without a portfolio or with too few. It is
+// an upper bound of the region's soil NDTI (a tilled talhão keeps some
+// straw). Research only (tuning.pfSoilQ): the step test measured to it
+// gained no balanced accuracy on the US-maize world and made 2–3 times
+// the false steps there (docs/tillage.md).
+func (o *Portfolio) soilNDTI(q float64) (float64, bool) {
+	if o == nil || o.region == nil {
+		return 0, false
+	}
+	var v []float64
+	var w [portfolioSoilDates]float64
+	for g, y := range o.region.ys {
+		low := math.NaN()
+		for i := 0; g != o.self && i+portfolioSoilDates <= len(y); i++ {
+			copy(w[:], y[i:i+portfolioSoilDates])
+			if m := num.Median(w[:]); !(m >= low) {
+				low = m
+			}
+		}
+		if !math.IsNaN(low) {
+			v = append(v, low)
+		}
+	}
+	if len(v) < portfolioMinPeers {
+		return 0, false
+	}
+	return num.Quantile(v, q), true
+}

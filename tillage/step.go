@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/spectral"
 )
 
 // The fourth test (issue 30): a persistent step of the talhão's median NDTI
@@ -272,12 +273,13 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 		return nil
 	}
 	sigma := stepSigma(s, p.MinSigma)
+	soil := p.stepSoil()
 	z := make([]float64, len(s))
 	lv := make([]stepLevels, len(s))
 	for j := range s {
 		z[j] = math.NaN()
 		l, ok := stepAt(s, j, pl, sigma, t)
-		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.stepRel*(l.pre-p.Soil.NDTI) || stepLate(s, j, l) {
+		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.stepRel*(l.pre-soil) || stepLate(s, j, l) {
 			continue
 		}
 		z[j], lv[j] = (l.pre-l.post)/l.se, l
@@ -303,6 +305,22 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 		}
 	}
 	return out
+}
+
+// stepSoil is the soil NDTI the step test's relative gate measures to:
+// p's soil (Calibrate's fit, or the reference). A research run
+// (tuning.pfSoilQ > 0) measures it, where p's soil is the reference one,
+// to the barest ground the other talhões of the portfolio show instead
+// (Portfolio.soilNDTI, up to tuning.pfSoilMax when set).
+func (p Params) stepSoil() float64 {
+	t := &p.tune
+	if p.Soil != spectral.Soil || !(t.pfSoilQ > 0) {
+		return p.Soil.NDTI
+	}
+	if s, ok := p.portfolio.soilNDTI(t.pfSoilQ); ok && (t.pfSoilMax == 0 || s <= t.pfSoilMax) {
+		return s
+	}
+	return p.Soil.NDTI
 }
 
 // stepLate reports whether the split at s[j] comes after the drop: the

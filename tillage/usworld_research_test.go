@@ -71,6 +71,11 @@ type usVerdict struct {
 // its batch of 40 fields, stepRel the step test's relative gate (0:
 // default).
 func usVerdicts(w usworld.World, stepRel float64) []usVerdict {
+	return usVerdictsTuned(w, func(t *tuning) { t.stepRel = stepRel })
+}
+
+// usVerdictsTuned is usVerdicts with the tuning set by tune.
+func usVerdictsTuned(w usworld.World, tune func(*tuning)) []usVerdict {
 	var out []usVerdict
 	for _, y := range w.Config.Years {
 		for lo := 0; lo < len(w.Fields); lo += 40 {
@@ -86,7 +91,7 @@ func usVerdicts(w usworld.World, stepRel float64) []usVerdict {
 			for i, f := range fs {
 				fy, _ := f.Year(y)
 				p := Calibrate(cells[i], DefaultParams()).WithPortfolio(&pfs[i])
-				p.tune.stepRel = stepRel
+				tune(&p.tune)
 				out = append(out, usVerdict{ct: f.CT, drop: fy.WindowDrop, flagged: len(Detect(cells[i], p)) > 0, cells: cells[i], p: p})
 			}
 		}
@@ -118,7 +123,7 @@ func stepRejection(cells []Cell, p Params) (string, float64) {
 			switch {
 			case canopyBefore(seg, s[j].date, t):
 				why = "canopy before"
-			case l.pre-l.post < t.stepRel*(l.pre-p.Soil.NDTI):
+			case l.pre-l.post < t.stepRel*(l.pre-p.stepSoil()):
 				why = "relative gate"
 			case stepLate(s, j, l):
 				why = "late (1 date before)"

@@ -1,0 +1,134 @@
+//go:build research
+
+package tillage
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/internal/usworld"
+)
+
+// The step test's relative gate measured to the soil a portfolio shows
+// (issue 30, soilgate): on the US-maize world Calibrate finds no soil
+// (its high-cover fields are not mixtures of the template family), so
+// the gate measures to the reference oxisol's NDTI (0.053) while the
+// world's soils read 0.04–0.12. tuning.pfSoilQ measures it instead to the
+// barest ground the other talhões of the portfolio show
+// (Portfolio.soilNDTI). Every figure beside MedianNDTIDrop at the same
+// false-positive rate.
+//
+//	go test -tags research -count=1 -run 'TestUSWorldSoilGate|TestPortfolioWorldSoilGate' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3
+
+// usPlainMax is the largest drop at which MedianNDTIDrop fires on cells
+// (−Inf: none), by bisection.
+func usPlainMax(cells []Cell) float64 {
+	fires := func(d float64) bool { return len(MedianNDTIDrop(cells, d)) > 0 }
+	lo, hi := -1.0, 1.0
+	if !fires(lo) {
+		return math.Inf(-1)
+	}
+	for range 30 {
+		if mid := (lo + hi) / 2; fires(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// usRates are a field-year confusion's rates.
+type usRates struct{ tp, fn, fp, tn int }
+
+func (c usRates) String() string {
+	tpr, fpr := float64(c.tp)/float64(c.tp+c.fn), float64(c.fp)/float64(c.fp+c.tn)
+	return fmt.Sprintf("TPR %.3f FPR %.3f BA %.3f (TP %d FN %d FP %d TN %d)", tpr, fpr, (tpr+1-fpr)/2, c.tp, c.fn, c.fp, c.tn)
+}
+
+func (c *usRates) add(flag, truth bool) {
+	switch {
+	case truth && flag:
+		c.tp++
+	case truth:
+		c.fn++
+	case flag:
+		c.fp++
+	default:
+		c.tn++
+	}
+}
+
+// usPlainAt is the plain rule at the lowest drop whose false-positive
+// rate does not exceed fp/nNeg (maxes: each field-year's usPlainMax).
+func usPlainAt(vs []usVerdict, maxes []float64, fp int) (usRates, float64) {
+	var neg []float64
+	for i, v := range vs {
+		if !v.ct {
+			neg = append(neg, maxes[i])
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(neg)))
+	// Fire when max > drop: the drop is the (fp+1)-th largest negative max.
+	drop := math.Inf(-1)
+	if fp < len(neg) {
+		drop = neg[fp]
+	}
+	var c usRates
+	for i, v := range vs {
+		c.add(maxes[i] > drop, v.ct)
+	}
+	return c, drop
+}
+
+// TestUSWorldSoilGate: field-year TPR / FPR / BA of Detect with the step
+// test's relative gate measured to the portfolio's soil (stepSoil:
+// quantiles of the other talhões' barest levels, with or without a cap)
+// against the reference soil, beside MedianNDTIDrop at each variant's
+// false-positive rate, on the clean world and the full one.
+func TestUSWorldSoilGate(t *testing.T) {
+	variants := []struct {
+		name string
+		q, m float64
+	}{{"reference soil", 0, 0}, {"portfolio q0.10", 0.1, 0}, {"portfolio q0.25", 0.25, 0}, {"portfolio q0.10 ≤ 0.12", 0.1, 0.12}}
+	for _, seed := range usGateSeedList(t) {
+		for _, world := range usGateWorlds {
+			w := usworld.Generate(usworld.Config{Seed: seed, Artifacts: world.a})
+			var maxes []float64
+			for _, vr := range variants {
+				vs := usVerdictsTuned(w, func(t *tuning) { t.pfSoilQ, t.pfSoilMax = vr.q, vr.m })
+				if maxes == nil {
+					for _, v := range vs {
+						maxes = append(maxes, usPlainMax(v.cells))
+					}
+				}
+				var c usRates
+				var soils []float64
+				for _, v := range vs {
+					c.add(v.flagged, v.ct)
+					soils = append(soils, v.p.stepSoil())
+				}
+				pc, drop := usPlainAt(vs, maxes, c.fp)
+				t.Logf("seed %d %s, %s: Detect %v; plain@FPR (drop > %.4f) %v; gate soil q10/50/90 %.3f/%.3f/%.3f",
+					seed, world.name, vr.name, c, drop, pc, num.Quantile(soils, 0.1), num.Quantile(soils, 0.5), num.Quantile(soils, 0.9))
+			}
+		}
+	}
+}
+
+// TestPortfolioWorldSoilGate: the portfolio world (the only team world
+// whose talhões are read with a portfolio) on its tuning seeds, the step
+// test's gate measured to the reference soil and to the portfolio's.
+func TestPortfolioWorldSoilGate(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		for _, q := range []float64{0, 0.1} {
+			p := DefaultParams()
+			p.tune.pfSoilQ = q
+			s := runPortfolio(pfWorld, p, 4, seed)
+			t.Logf("portfolio world, tuning seed %d, portfolio soil quantile %.2f (0: reference soil):\n%v", seed, q, s)
+		}
+	}
+}
