@@ -1,9 +1,7 @@
 package series
 
 import (
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -53,18 +51,11 @@ func (m *Minimum) band(collection, path string, b godal.Band, blocks [][2]int) {
 	if m == nil {
 		return
 	}
-	get := func(what string, x, y int) int64 {
-		v, err := strconv.ParseInt(b.Metadata(fmt.Sprintf("BLOCK_%s_%d_%d", what, x, y), godal.Domain("TIFF")), 10, 64)
-		if err != nil {
-			return -1
-		}
-		return v
-	}
-	first := get("OFFSET", 0, 0)
+	first := blockMeta(b, "OFFSET", 0, 0)
 	type tile struct{ off, size int64 }
 	var ts []tile
 	for _, k := range blocks {
-		if off, size := get("OFFSET", k[0], k[1]), get("SIZE", k[0], k[1]); off >= 0 && size > 0 {
+		if off, size := blockMeta(b, "OFFSET", k[0], k[1]), blockMeta(b, "SIZE", k[0], k[1]); off >= 0 && size > 0 {
 			ts = append(ts, tile{off, size})
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -268,13 +267,6 @@ func (r *reader) chains(ro *role, wins []window) [][]window {
 	if bw <= 0 || bh <= 0 {
 		return [][]window{wins}
 	}
-	get := func(what string, x, y int) int64 {
-		v, err := strconv.ParseInt(ro.band.Metadata(fmt.Sprintf("BLOCK_%s_%d_%d", what, x, y), godal.Domain("TIFF")), 10, 64)
-		if err != nil {
-			return -1
-		}
-		return v
-	}
 	type span struct {
 		w      window
 		lo, hi int64 // bytes [lo, hi) of its tiles
@@ -284,7 +276,7 @@ func (r *reader) chains(ro *role, wins []window) [][]window {
 		sp := span{w: w, lo: math.MaxInt64, hi: -1}
 		for bx := w.x0 / bw; bx <= w.x1/bw; bx++ {
 			for by := w.y0 / bh; by <= w.y1/bh; by++ {
-				off, size := get("OFFSET", bx, by), get("SIZE", bx, by)
+				off, size := blockMeta(ro.band, "OFFSET", bx, by), blockMeta(ro.band, "SIZE", bx, by)
 				if off < 0 || size <= 0 {
 					return [][]window{wins}
 				}
