@@ -249,6 +249,9 @@ type tuning struct {
 	// only: it gained nothing on the US-maize world's full version and
 	// made 2–3 times the false steps (TestUSWorldSoilGate, -tags research).
 	pfSoilQ, pfSoilMax float64
+	// stepSoilOracle, when > 0, is the soil NDTI the step test's gate
+	// measures to (research: the soil a harness world drew, an oracle).
+	stepSoilOracle float64
 }
 
 // withDefaults returns t with every zero field set to its default.

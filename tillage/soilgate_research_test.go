@@ -91,15 +91,22 @@ func usPlainAt(vs []usVerdict, maxes []float64, fp int) (usRates, float64) {
 // false-positive rate, on the clean world and the full one.
 func TestUSWorldSoilGate(t *testing.T) {
 	variants := []struct {
-		name string
-		q, m float64
-	}{{"reference soil", 0, 0}, {"portfolio q0.10", 0.1, 0}, {"portfolio q0.25", 0.25, 0}, {"portfolio q0.10 ≤ 0.12", 0.1, 0.12}}
+		name   string
+		q, m   float64
+		oracle bool // the field's true dry soil NDTI
+	}{{"reference soil", 0, 0, false}, {"portfolio q0.10", 0.1, 0, false}, {"portfolio q0.25", 0.25, 0, false},
+		{"portfolio q0.10 ≤ 0.12", 0.1, 0.12, false}, {"true soil (oracle)", 0, 0, true}}
 	for _, seed := range usGateSeedList(t) {
 		for _, world := range usGateWorlds {
 			w := usworld.Generate(usworld.Config{Seed: seed, Artifacts: world.a})
 			var maxes []float64
 			for _, vr := range variants {
-				vs := usVerdictsTuned(w, func(t *tuning) { t.pfSoilQ, t.pfSoilMax = vr.q, vr.m })
+				vs := usVerdictsTuned(w, func(t *tuning, f usworld.Field) {
+					t.pfSoilQ, t.pfSoilMax = vr.q, vr.m
+					if vr.oracle {
+						t.stepSoilOracle = f.SoilNDTI
+					}
+				})
 				if maxes == nil {
 					for _, v := range vs {
 						maxes = append(maxes, usPlainMax(v.cells))

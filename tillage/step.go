@@ -311,9 +311,13 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 // p's soil (Calibrate's fit, or the reference). A research run
 // (tuning.pfSoilQ > 0) measures it, where p's soil is the reference one,
 // to the barest ground the other talhões of the portfolio show instead
-// (Portfolio.soilNDTI, up to tuning.pfSoilMax when set).
+// (Portfolio.soilNDTI, up to tuning.pfSoilMax when set), or to the soil a
+// world drew (tuning.stepSoilOracle > 0).
 func (p Params) stepSoil() float64 {
 	t := &p.tune
+	if t.stepSoilOracle > 0 {
+		return t.stepSoilOracle
+	}
 	if p.Soil != spectral.Soil || !(t.pfSoilQ > 0) {
 		return p.Soil.NDTI
 	}

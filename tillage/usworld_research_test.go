@@ -71,11 +71,11 @@ type usVerdict struct {
 // its batch of 40 fields, stepRel the step test's relative gate (0:
 // default).
 func usVerdicts(w usworld.World, stepRel float64) []usVerdict {
-	return usVerdictsTuned(w, func(t *tuning) { t.stepRel = stepRel })
+	return usVerdictsTuned(w, func(t *tuning, _ usworld.Field) { t.stepRel = stepRel })
 }
 
-// usVerdictsTuned is usVerdicts with the tuning set by tune.
-func usVerdictsTuned(w usworld.World, tune func(*tuning)) []usVerdict {
+// usVerdictsTuned is usVerdicts with the tuning set by tune (per field).
+func usVerdictsTuned(w usworld.World, tune func(*tuning, usworld.Field)) []usVerdict {
 	var out []usVerdict
 	for _, y := range w.Config.Years {
 		for lo := 0; lo < len(w.Fields); lo += 40 {
@@ -91,7 +91,7 @@ func usVerdictsTuned(w usworld.World, tune func(*tuning)) []usVerdict {
 			for i, f := range fs {
 				fy, _ := f.Year(y)
 				p := Calibrate(cells[i], DefaultParams()).WithPortfolio(&pfs[i])
-				tune(&p.tune)
+				tune(&p.tune, f)
 				out = append(out, usVerdict{ct: f.CT, drop: fy.WindowDrop, flagged: len(Detect(cells[i], p)) > 0, cells: cells[i], p: p})
 			}
 		}

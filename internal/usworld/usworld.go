@@ -89,6 +89,10 @@ type Field struct {
 	Lon    []float64
 	Lat    []float64
 	Years  []FieldYear
+	// SoilNDTI is the truth of the field's dry soil NDTI (before moisture,
+	// sensors and noise; the points' brightness factors leave it as is),
+	// for oracle diagnostics.
+	SoilNDTI float64
 }
 
 // FieldYear is one window, 1 November before the crop year to about
@@ -192,6 +196,7 @@ func drawField(rng *rand.Rand, cfg Config, cal calibration, i int, ct bool) Fiel
 		f.Lat = append(f.Lat, lat0+y/110540)
 	}
 	site := drawSite(rng, cfg, lat0, side, step)
+	f.SoilNDTI = ndti(site.soil)
 	if ct {
 		f.System = drawSystem(rng)
 	}
