@@ -276,6 +276,16 @@ type winUnit struct {
 	w            []windowDrop
 	ok           []bool
 	truth, pass1 float64
+	// step and twoStep: the step test's largest drop before its
+	// threshold and guards (StrongestStep's levels), and the sum of the
+	// two largest drops of splits more than stepDays apart (twoSteps).
+	step, twoStep float64
+	// half3 and any3: the largest drop of three-date medians (the plain
+	// rule's statistic) over the dates bare of green (median NDVI below
+	// 0.3) on which at least half the interior points are clear (the
+	// detector's pooled series), and on which any point is (the plain
+	// rule's dates).
+	half3, any3 float64
 }
 
 // winRule is a candidate window rule: the edge, z > k (date-to-date
@@ -325,6 +335,8 @@ func winUnits(t *testing.T) []winUnit {
 	var out []winUnit
 	add := func(u winUnit, cells []Cell, p Params, lo, hi time.Time) {
 		u.plain = plainMaxT(cells)
+		u.step, u.twoStep = twoSteps(cells, p, lo, hi)
+		u.half3, u.any3 = threeDateDrop(cells, true), threeDateDrop(cells, false)
 		for _, e := range winEdges {
 			w, ok := bestWindow(cells, p, lo, hi, e)
 			u.w, u.ok = append(u.w, w), append(u.ok, ok)
@@ -482,6 +494,7 @@ func TestWindowDrop(t *testing.T) {
 		names = append(names, "Detect ∪ window ("+r.String()+")")
 	}
 	for _, k := range keys {
+		t.Log(winAUCs(k, groups[k]))
 		for i, f := range flags {
 			tpr, fpr, pb := winScore(groups[k], f)
 			line := fmt.Sprintf("%s, %s: BA %.3f (TPR %.3f, FPR %.3f), plain at equal FPR %.3f", k, names[i], (tpr+1-fpr)/2, tpr, fpr, pb)
@@ -508,6 +521,71 @@ func TestWindowDrop(t *testing.T) {
 			t.Log(line)
 		}
 	}
+}
+
+// winAUCs reports, at each edge, how well the window measures separate
+// the group's positives from its negatives (AUC of the drop, its z, the
+// share of points agreeing and the peer z, a unit without a measure ranked lowest) beside the plain rule's
+// largest firing drop, and the negatives' median window drop.
+func winAUCs(k string, us []winUnit) string {
+	auc := func(score func(winUnit) float64) float64 {
+		var s float64
+		var np, nn int
+		for _, a := range us {
+			if !a.pos {
+				continue
+			}
+			np++
+			for _, b := range us {
+				if b.pos {
+					continue
+				}
+				x, y := score(a), score(b)
+				switch {
+				case x > y:
+					s++
+				case x == y:
+					s += 0.5
+				}
+			}
+		}
+		for _, b := range us {
+			if !b.pos {
+				nn++
+			}
+		}
+		return s / float64(np*nn)
+	}
+	line := fmt.Sprintf("%s, AUC: plain rule %.3f; three-date drop on dates half clear %.3f, any clear %.3f; largest step drop %.3f, two largest steps' sum %.3f;", k,
+		auc(func(u winUnit) float64 { return u.plain }), auc(func(u winUnit) float64 { return u.half3 }), auc(func(u winUnit) float64 { return u.any3 }),
+		auc(func(u winUnit) float64 { return u.step }), auc(func(u winUnit) float64 { return u.twoStep }))
+	for i, e := range winEdges {
+		measured := func(f func(windowDrop) float64) func(winUnit) float64 {
+			return func(u winUnit) float64 {
+				if !u.ok[i] {
+					return math.Inf(-1)
+				}
+				return f(u.w[i])
+			}
+		}
+		var nt []float64
+		for _, u := range us {
+			if !u.pos && u.ok[i] {
+				nt = append(nt, u.w[i].pre-u.w[i].post)
+			}
+		}
+		line += fmt.Sprintf(" edge %g d: drop %.3f, z %.3f, points agreeing %.3f, peer z %.3f (NT median drop %.3f);", e,
+			auc(measured(func(w windowDrop) float64 { return w.pre - w.post })),
+			auc(measured(func(w windowDrop) float64 { return (w.pre - w.post) / w.se })),
+			auc(measured(func(w windowDrop) float64 { return w.agree })),
+			auc(func(u winUnit) float64 {
+				if !u.ok[i] || !u.w[i].peerOK {
+					return math.Inf(-1)
+				}
+				return u.w[i].peerZ
+			}), num.Median(nt))
+	}
+	return line
 }
 
 // TestWindowFeatures writes every unit's window measures (one row per
@@ -548,6 +626,78 @@ func bestWindow(cells []Cell, p Params, lo, hi time.Time, edgeDays float64) (win
 		}
 	}
 	return best, found
+}
+
+// twoSteps returns the largest drop the step test measures on the short
+// pieces of cells (dated within [lo, hi] when lo is set; every split
+// stepAt can measure, before the threshold and guards) and the largest
+// sum of two such drops at splits more than stepDays apart (a fall and a
+// spring pass); −1 when none can be measured.
+func twoSteps(cells []Cell, p Params, lo, hi time.Time) (float64, float64) {
+	p.tune = p.tune.withDefaults()
+	one, two := -1.0, -1.0
+	for _, seg := range shortSegments(pooled(interiorObs(cells))) {
+		if !lo.IsZero() && (seg[len(seg)-1].Date.Before(lo) || seg[0].Date.After(hi)) {
+			continue
+		}
+		s := stepSeries(seg, p)
+		sigma := stepSigma(s, p.MinSigma)
+		var ds []float64
+		var at []time.Time
+		for j := range s {
+			if l, ok := stepAt(s, j, seg, sigma, &p.tune); ok {
+				ds, at = append(ds, l.pre-l.post), append(at, s[j].date)
+			}
+		}
+		for a := range ds {
+			one = math.Max(one, ds[a])
+			two = math.Max(two, ds[a])
+			for b := a + 1; b < len(ds); b++ {
+				if at[b].Sub(at[a]) > stepDays*24*time.Hour {
+					two = math.Max(two, ds[a]+ds[b])
+				}
+			}
+		}
+	}
+	return one, two
+}
+
+// threeDateDrop is the largest drop between the medians of three dates
+// (the first three within 30 days) and of the next three, over the dates
+// whose median NDVI of the interior points is below 0.3, and on which at
+// least half of the interior points are clear (halfClear, as pooled) or
+// any one is; −1 when there are fewer than six such dates.
+func threeDateDrop(cells []Cell, halfClear bool) float64 {
+	interior := interiorObs(cells)
+	need := 1
+	if halfClear {
+		need = (len(interior) + 1) / 2
+	}
+	by, byV := map[time.Time][]float64{}, map[time.Time][]float64{}
+	for _, obs := range interior {
+		for _, o := range obs {
+			if !math.IsNaN(o.NDTI) && !math.IsNaN(o.NDVI) {
+				by[o.Date], byV[o.Date] = append(by[o.Date], o.NDTI), append(byV[o.Date], o.NDVI)
+			}
+		}
+	}
+	var dates []time.Time
+	for d, v := range by {
+		if len(v) >= need && num.Median(append([]float64(nil), byV[d]...)) < 0.3 {
+			dates = append(dates, d)
+		}
+	}
+	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
+	med3 := func(ds []time.Time) float64 {
+		return num.Median([]float64{num.Median(by[ds[0]]), num.Median(by[ds[1]]), num.Median(by[ds[2]])})
+	}
+	best := -1.0
+	for j := 3; j+3 <= len(dates); j++ {
+		if dates[j-1].Sub(dates[j-3]) <= 30*24*time.Hour {
+			best = math.Max(best, med3(dates[j-3:j])-med3(dates[j:j+3]))
+		}
+	}
+	return best
 }
 
 // plainMaxT is the largest drop at which MedianNDTIDrop still fires on
