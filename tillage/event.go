@@ -276,7 +276,7 @@ func pooled(cells [][]Obs) []pooledObs {
 		}
 	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
-	min := (len(cells) + 1) / 2
+	min := max(1, int(math.Ceil(pooledShare*float64(len(cells))-1e-9)))
 	out := make([]pooledObs, len(dates))
 	for i, d := range dates {
 		a := byDate[d]

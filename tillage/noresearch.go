@@ -16,3 +16,7 @@ const lowResOff = false
 // wetOff is false in the product: the low-residue test reads the ground's
 // wetting response.
 const wetOff = false
+
+// pooledShare is the share of the interior cells that must be clear on a
+// date for the pooled series (pooled) to read it: half.
+const pooledShare = 0.5

@@ -23,3 +23,8 @@ var lowResOff bool
 // (-nowetresponse): the level judged against lowResidueCover alone, the
 // detector before session 9.
 var wetOff bool
+
+// pooledShare is the share of the interior cells that must be clear on a
+// date for the pooled series to read it (-pooledshare; 0.5 in the
+// product).
+var pooledShare = 0.5

@@ -260,6 +260,10 @@ var (
 	winPFN      = flag.Int("winpf.n", 4, "portfolios per portfolio-world seed")
 )
 
+func init() {
+	flag.Float64Var(&pooledShare, "pooledshare", 0.5, "tillage harnesses: share of the interior points clear on a date for the pooled series to read it (product: 0.5)")
+}
+
 // winEdges are the level edges (days) the harness measures.
 var winEdges = []float64{20, 30, 45, 60}
 
