@@ -137,23 +137,10 @@ func windowIn(seg []pooledObs, interior [][]Obs, p Params, edgeDays float64) (wi
 }
 
 // windowWet reports whether the late level (s[b:]) reads as the surface
-// wetter than the early one (s[:a]): stepWet's ratios of SWIR1+SWIR2 and
-// Red+NIR.
+// wetter than the early one (s[:a]): stepWet on the two levels' dates.
 func windowWet(s []stepObs, a, b int) bool {
-	med := func(lo, hi int, f func(stepObs) float64) float64 {
-		var v []float64
-		for i := lo; i < hi; i++ {
-			if x := f(s[i]); x > 0 {
-				v = append(v, x)
-			}
-		}
-		return num.Median(v)
-	}
-	sw := func(o stepObs) float64 { return o.swir }
-	vn := func(o stepObs) float64 { return o.vnir }
-	rs := med(b, len(s), sw) / med(0, a, sw)
-	rv := med(b, len(s), vn) / med(0, a, vn)
-	return rs < stepWetSWIR && rs < rv-stepWetMargin
+	two := append(s[:a:a], s[b:]...)
+	return stepWet(two, a, stepLevels{npre: a, npost: len(s) - b})
 }
 
 // pointsAgree returns the share of the interior points read on at least
