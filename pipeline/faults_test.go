@@ -94,7 +94,9 @@ func sameTree(t *testing.T, what string, want, got map[string]string) {
 // TestKilledProcess kills `manejo run` with SIGKILL after its first batch
 // (no deferred code, no cleanup: a lost node), runs it again, and expects
 // exactly the files of an uninterrupted run: no talhão lost or doubled, no
-// temporary file left.
+// temporary file left — in the output, nor in $TMPDIR, where the killed
+// run's read pass left its spill folder (both runs force the pass; the
+// rerun removes the dead run's folder, storage.Scratch).
 func TestKilledProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the manejo binary")
@@ -106,9 +108,11 @@ func TestKilledProcess(t *testing.T) {
 	dir := archive(t)
 	ref, _ := reference(t)
 	bin := manejoBinary(t)
-	out := t.TempDir()
+	out, tmp := t.TempDir(), t.TempDir()
+	env := append(os.Environ(), "TMPDIR="+tmp)
 
-	cmd := exec.Command(bin, runArgs(dir, out)...)
+	cmd := exec.Command(bin, runArgs(dir, out, "--read-pass", "on")...)
+	cmd.Env = env
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -145,8 +149,12 @@ func TestKilledProcess(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "run.json")); err == nil {
 		t.Fatal("the killed run wrote its manifest: it was killed too late to test anything")
 	}
+	if left := spillFolders(t, tmp); len(left) != 1 {
+		t.Fatalf("the killed run left %d spill folders in $TMPDIR (%v), want its one", len(left), left)
+	}
 
-	rerun := exec.Command(bin, runArgs(dir, out)...)
+	rerun := exec.Command(bin, runArgs(dir, out, "--read-pass", "on")...)
+	rerun.Env = env
 	logs, err := rerun.CombinedOutput()
 	if code := rerun.ProcessState.ExitCode(); code != 3 { // BAD-BOWTIE fails: exit 3
 		t.Fatalf("rerun exit code %d (%v), want 3; output:\n%s", code, err, logs)
@@ -159,6 +167,19 @@ func TestKilledProcess(t *testing.T) {
 	if err != nil || !m.Complete || m.Status.Total != 7 || m.Status.Failed != 1 {
 		t.Fatalf("manifest after rerun = %+v, %v; want complete, 7 talhões, 1 failed", m, err)
 	}
+	if left := spillFolders(t, tmp); len(left) != 0 {
+		t.Errorf("spill folders left in $TMPDIR after the rerun: %v", left)
+	}
+}
+
+// spillFolders lists the read pass's spill folders under tmp.
+func spillFolders(t *testing.T, tmp string) []string {
+	t.Helper()
+	left, err := filepath.Glob(filepath.Join(tmp, "manejo-read-pass-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return left
 }
 
 // TestCorruptCOG truncates one band of one scene: that scene is skipped and

@@ -16,16 +16,19 @@ import (
 
 	"github.com/manejo/manejo/grid"
 	"github.com/manejo/manejo/series"
+	"github.com/manejo/manejo/storage"
 )
 
 // spill holds what the read pass read: one file per talhão in a local
-// temporary folder, to which each scene read in full appends one record
+// temporary folder (storage.Scratch "manejo-read-pass-*" under $TMPDIR:
+// the folder of a killed worker is removed by the next one), to which each scene read in full appends one record
 // (the item, what reading it cost and the talhão's raw observations). The
 // batches take their talhões' records instead of reading those scenes
 // again. A talhão whose file cannot be written or read back whole is
 // simply read by its batch.
 type spill struct {
 	dir    string
+	tmp    *storage.Scratch
 	broken map[string]bool // talhões whose file failed to write
 	// pairs and obs count the records and observations written, scenes
 	// the scenes of the current read (progress; chunkItems holds them).
@@ -34,17 +37,17 @@ type spill struct {
 }
 
 func newSpill() (*spill, error) {
-	dir, err := os.MkdirTemp("", "manejo-read-pass-")
+	tmp, err := storage.NewScratch("manejo-read-pass-")
 	if err != nil {
 		return nil, fmt.Errorf("read pass: %w", err)
 	}
-	return &spill{dir: dir, broken: map[string]bool{}, chunkItems: map[string]bool{}}, nil
+	return &spill{dir: tmp.Dir, tmp: tmp, broken: map[string]bool{}, chunkItems: map[string]bool{}}, nil
 }
 
 // close removes the spill folder.
 func (s *spill) close() {
 	if s != nil {
-		_ = os.RemoveAll(s.dir)
+		_ = s.tmp.Close()
 	}
 }
 

@@ -4,7 +4,8 @@
 // HTTP(S) (location.go), serves a folder or S3 prefix as an fs.FS read by
 // range (FS), maps the same locations to GDAL virtual file systems (/vsis3/,
 // /vsicurl/) for rasters, initialises GDAL once for the process (InitGDAL),
-// and owns the retry policy of every request (retry.go).
+// owns the retry policy of every request (retry.go), and makes the local
+// temporary folders whose dead owners' copies are removed (Scratch).
 //
 // S3 is configured from the standard AWS settings, the same for the SDK and
 // for GDAL: AWS_REGION / AWS_DEFAULT_REGION, AWS_PROFILE, the credential
