@@ -41,7 +41,7 @@ var (
 func cacheArchive(tb testing.TB) string {
 	tb.Helper()
 	cacheArchiveOnce.Do(func() {
-		cacheArchiveDir, cacheArchiveErr = os.MkdirTemp("", "manejo-cache-archive-")
+		cacheArchiveDir, cacheArchiveErr = sharedTempDir("cache-archive-")
 		if cacheArchiveErr != nil {
 			return
 		}

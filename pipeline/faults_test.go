@@ -40,7 +40,7 @@ func manejoBinary(tb testing.TB) string {
 		if binErr = checkSourceNotNewer(); binErr != nil {
 			return
 		}
-		binDir, binErr = os.MkdirTemp("", "manejo-worker-bin-")
+		binDir, binErr = sharedTempDir("worker-bin-")
 		if binErr != nil {
 			return
 		}

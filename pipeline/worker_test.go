@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/sim/synth"
 	"github.com/manejo/manejo/sinm"
+	"github.com/manejo/manejo/storage"
 	"github.com/manejo/manejo/storage/s3test"
 )
 
@@ -33,7 +35,7 @@ var (
 func archive(tb testing.TB) string {
 	tb.Helper()
 	archiveOnce.Do(func() {
-		archiveDir, archiveErr = os.MkdirTemp("", "manejo-worker-archive-")
+		archiveDir, archiveErr = sharedTempDir("worker-archive-")
 		if archiveErr != nil {
 			return
 		}
@@ -72,7 +74,7 @@ func reference(tb testing.TB) (string, Summary) {
 	tb.Helper()
 	dir := archive(tb)
 	refOnce.Do(func() {
-		refDir, refErr = os.MkdirTemp("", "manejo-worker-reference-")
+		refDir, refErr = sharedTempDir("worker-reference-")
 		if refErr != nil {
 			return
 		}
@@ -95,13 +97,26 @@ func reference(tb testing.TB) (string, Summary) {
 // waits (a lease's TTL, a killed child, a throttled API) then overlap
 // another test's work.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	for _, d := range []string{archiveDir, refDir, binDir, cacheArchiveDir} {
-		if d != "" {
-			os.RemoveAll(d)
-		}
+	var err error
+	if sharedRoot, err = storage.NewScratch("manejo-pipeline-test-"); err != nil {
+		fmt.Fprintln(os.Stderr, "pipeline tests:", err)
+		os.Exit(1)
 	}
+	code := m.Run()
+	sharedRoot.Close()
 	os.Exit(code)
+}
+
+// sharedRoot is this test process's storage.Scratch, in which the
+// package's shared fixtures are made (the archives, the reference run, the
+// manejo binary: about 180 MB). TestMain removes it; a test process killed
+// or timed out before that (its TestMain never ends) leaves it to the next
+// run of the package's tests, which removes it — never a live run's.
+var sharedRoot *storage.Scratch
+
+// sharedTempDir makes a folder for one shared fixture in sharedRoot.
+func sharedTempDir(prefix string) (string, error) {
+	return os.MkdirTemp(sharedRoot.Dir, prefix)
 }
 
 func baseConfig(tb testing.TB, dir, out string) Config {
