@@ -198,19 +198,3 @@ func reportUSFields(t *testing.T, outs []usOutcome) {
 		}
 	}
 }
-
-// foldMax is the drop below which the plain rule flags the field: in any
-// year (the largest plainMax), or in a majority of years (the plainMax
-// exceeded by more than half the years: the (n/2+1)-th largest).
-func foldMax(m []float64, majority bool) float64 {
-	s := append([]float64(nil), m...)
-	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
-	if !majority {
-		return s[0]
-	}
-	k := len(s) / 2 // 0-based index of the (n/2+1)-th largest
-	if k >= len(s) {
-		return math.Inf(-1)
-	}
-	return s[k]
-}

@@ -230,6 +230,22 @@ func usFieldVerdict(years []bool, majority bool) bool {
 	return n > 0
 }
 
+// foldMax is the drop below which the plain rule flags the field: in any
+// year (the largest plainMax), or in a majority of years (the plainMax
+// exceeded by more than half the years: the (n/2+1)-th largest).
+func foldMax(m []float64, majority bool) float64 {
+	s := append([]float64(nil), m...)
+	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
+	if !majority {
+		return s[0]
+	}
+	k := len(s) / 2 // 0-based index of the (n/2+1)-th largest
+	if k >= len(s) {
+		return math.Inf(-1)
+	}
+	return s[k]
+}
+
 // matchedDrop is the plain rule's drop threshold whose false-positive rate
 // on the NT units (their plainMax) is at most fpr: it flags the units whose
 // plainMax exceeds it.
@@ -278,5 +294,30 @@ func TestUSScoring(t *testing.T) {
 	}
 	if d := matchedDrop(nt, 0); d != 0.10 {
 		t.Errorf("matched drop at FPR 0 = %v, want 0.10", d)
+	}
+	// foldMax: the plain rule flags a field at drop d when foldMax > d,
+	// which must be usFieldVerdict of its years flagged at d.
+	for _, c := range []struct {
+		m             []float64
+		anyYr, majYrs float64
+	}{
+		{[]float64{0.03, 0.08, 0.01, 0.05}, 0.08, 0.03}, // n = 4: 3 years must exceed d
+		{[]float64{0.02, 0.07, 0.04}, 0.07, 0.04},       // n = 3: 2 years
+		{[]float64{0.06}, 0.06, 0.06},
+	} {
+		if a, m := foldMax(c.m, false), foldMax(c.m, true); a != c.anyYr || m != c.majYrs {
+			t.Errorf("foldMax(%v) = any %v, majority %v; want %v, %v", c.m, a, m, c.anyYr, c.majYrs)
+		}
+		for _, d := range []float64{0, 0.015, 0.025, 0.035, 0.045, 0.055, 0.065, 0.075, 0.09} {
+			var years []bool
+			for _, v := range c.m {
+				years = append(years, v > d)
+			}
+			for _, maj := range []bool{false, true} {
+				if got, want := foldMax(c.m, maj) > d, usFieldVerdict(years, maj); got != want {
+					t.Errorf("foldMax(%v, majority %t) > %v is %t; the field's years %v give %t", c.m, maj, d, got, years, want)
+				}
+			}
+		}
 	}
 }
