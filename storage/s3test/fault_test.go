@@ -3,6 +3,7 @@ package s3test
 import (
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 )
 
@@ -45,5 +46,28 @@ func TestKeyedFaultsIgnoreOtherKeys(t *testing.T) {
 	}
 	if drawn == 0 {
 		t.Errorf("no fault drawn at rates %.2f + %.2f in 9 requests: the draws prove nothing", f.Rate503, f.RateDrop)
+	}
+}
+
+// TestPeakInFlight: PeakInFlight counts the numbered requests being served
+// at once: three held together (and one not numbered), then one alone.
+func TestPeakInFlight(t *testing.T) {
+	var in sync.WaitGroup
+	release := make(chan struct{})
+	fl := NewFlaky(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { in.Done(); <-release }),
+		Faults{Match: func(r *http.Request) bool { return r.URL.Path != "/unnumbered" }})
+	var wg sync.WaitGroup
+	for _, p := range []string{"/a", "/b", "/c", "/unnumbered"} {
+		in.Add(1)
+		wg.Add(1)
+		go func() { defer wg.Done(); fl.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", p, nil)) }()
+	}
+	in.Wait() // all four are in the handler
+	close(release)
+	wg.Wait()
+	in.Add(1)
+	fl.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/d", nil))
+	if got := fl.PeakInFlight(); got != 3 {
+		t.Errorf("PeakInFlight = %d, want 3", got)
 	}
 }

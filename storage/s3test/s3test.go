@@ -97,6 +97,7 @@ type Flaky struct {
 	byKey  map[string]int // numbered requests by Faults.Key, under mu
 	failed atomic.Int64
 	busy   atomic.Int64 // numbered requests being served (MaxInFlight)
+	peak   atomic.Int64 // the most of them at once (PeakInFlight)
 	drops  atomic.Int64
 	sent   atomic.Int64
 	// Off disables fault injection while set (to upload fixtures).
@@ -182,6 +183,10 @@ func (c countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// PeakInFlight returns the most numbered requests that were being served
+// at once (from their arrival, Latency included, to their answer).
+func (fl *Flaky) PeakInFlight() int64 { return fl.peak.Load() }
+
 // Dropped returns the number of connections reset without an answer.
 func (fl *Flaky) Dropped() int64 { return fl.drops.Load() }
 
@@ -193,9 +198,12 @@ func (fl *Flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	numbered := fl.f.Match == nil || fl.f.Match(r)
 	overLimit := false
-	if numbered && fl.f.MaxInFlight > 0 {
-		overLimit = fl.busy.Add(1) > int64(fl.f.MaxInFlight)
+	if numbered {
+		n := fl.busy.Add(1)
 		defer fl.busy.Add(-1)
+		for p := fl.peak.Load(); n > p && !fl.peak.CompareAndSwap(p, n); p = fl.peak.Load() {
+		}
+		overLimit = fl.f.MaxInFlight > 0 && n > int64(fl.f.MaxInFlight)
 	}
 	if fl.f.Latency > 0 {
 		t := time.NewTimer(fl.f.Latency)
