@@ -53,7 +53,9 @@ type Config struct {
 	Shard   Shard
 	Workers int // talhões analysed at once and local scenes read at once; default GOMAXPROCS
 	// IOConcurrency bounds the scenes read at once from an object store
-	// or HTTP server (--io-concurrency); default series.DefaultIOConcurrency.
+	// or HTTP server (--io-concurrency), not their requests (up to 4 a
+	// file at once, series.Options.IOConcurrency); default
+	// series.DefaultIOConcurrency.
 	IOConcurrency int
 	// SceneAttempts and SceneRetryDelay are the retry budget of a scene
 	// whose reads fail transiently (series.Options); zero means the default.

@@ -164,6 +164,74 @@ func TestRemoteBandOneRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRemoteBandHandlesBound: a remote band whose cells lie in six rows of
+// tiles (six windows, no two sharing one of GDAL's chunks) is read through
+// at most 4 handles at once (maxBandHandles): a loopback HTTP server that holds
+// every read for latency never serves more than 4 of its GETs at once
+// (README, --io-concurrency: what one scene may send at once). The values
+// read are the file's.
+func TestRemoteBandHandlesBound(t *testing.T) {
+	const latency = 300 * time.Millisecond
+	path := filepath.Join(t.TempDir(), "band.tif")
+	rng := rand.New(rand.NewPCG(26, 3))
+	set := map[[2]int]float64{}
+	for y := range 768 {
+		for x := range 768 {
+			set[[2]int{x, y}] = float64(rng.IntN(60000))
+		}
+	}
+	writeTiled(t, path, 768, 128, set)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var busy, peak, gets atomic.Int64
+	var counting atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if counting.Load() && r.Method == http.MethodGet {
+			gets.Add(1)
+			n := busy.Add(1)
+			defer busy.Add(-1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+		}
+		time.Sleep(latency)
+		http.ServeContent(w, r, "band.tif", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	r := &reader{cloudCfg: cloudConfig, log: &ioLog{}}
+	src := "/vsicurl/" + srv.URL + "/band.tif"
+	f, _, err := r.open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.ds.Close()
+	ro := &role{path: src, asset: Asset{Band: 1}, ds: f, band: f.ds.Bands()[0]}
+	var idx []int
+	for i := range 6 { // one cell in each row of tiles, column 3
+		ro.col, ro.row = append(ro.col, 400), append(ro.row, 128*i+60)
+		ro.val = append(ro.val, 0)
+		idx = append(idx, i)
+	}
+	counting.Store(true)
+	if err := r.readPixels(context.Background(), ro, idx); err != nil {
+		t.Fatal(err)
+	}
+	counting.Store(false)
+	for i := range idx {
+		if c := [2]int{ro.col[i], ro.row[i]}; ro.val[i] != set[c] {
+			t.Errorf("cell %v: %v, want the file's %v", c, ro.val[i], set[c])
+		}
+	}
+	t.Logf("%d GETs, at most %d at once", gets.Load(), peak.Load())
+	if gets.Load() < 6 {
+		t.Fatalf("the band took %d GETs; want one a window (6): the test reads no window after the open", gets.Load())
+	}
+	if peak.Load() > 4 { // the README's figure
+		t.Errorf("%d of the band's GETs were served at once; want at most 4, as the README says", peak.Load())
+	}
+}
+
 // writeTiled writes a size × size UInt16 GeoTIFF at path (10 m pixels of
 // UTM 21S), tiles of block pixels, uncompressed, with the pixel values set.
 func writeTiled(t *testing.T, path string, size, block int, set map[[2]int]float64) {

@@ -61,7 +61,10 @@ type Options struct {
 	// IOConcurrency bounds the scenes read at once when the assets are
 	// remote (/vsis3/, /vsicurl/): a read mostly waits for the network, so
 	// many are in flight while the cores decode. ≤ 0 means
-	// DefaultIOConcurrency. Local assets are read Workers at a time.
+	// DefaultIOConcurrency. Local assets are read Workers at a time. It
+	// bounds scenes, not requests: a scene opens its files at once and
+	// reads each through up to maxBandHandles handles (up to 4 requests a
+	// file in flight).
 	IOConcurrency int
 	// SceneAttempts bounds how many times a scene whose reads fail
 	// transiently is read (≤ 0: DefaultSceneAttempts): in the whole run

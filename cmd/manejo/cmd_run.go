@@ -53,7 +53,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.cfg.ReadCells, "read-cells", pipeline.DefaultReadCells, "cells of one group of the read pass: larger groups read fewer tiles twice and hold more in flight")
 	fs.IntVar(&f.cfg.ReadPairs, "read-pairs", pipeline.DefaultReadPairs, "cell × scene pairs of one read of the read pass (a group's scenes are read in date ranges that fit)")
 	workersFlag(fs, &f.cfg.Workers)
-	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network; local files are read --workers at a time)")
+	fs.IntVar(&f.cfg.IOConcurrency, "io-concurrency", series.DefaultIOConcurrency, "scenes read at once from an object store or HTTP server (each mostly waits for the network, and sends up to 4 range requests per file at once; local files are read --workers at a time)")
 	fs.DurationVar(&f.cfg.RetryBudget, "retry-budget", series.DefaultRetryBudget, "how long reads of a scene (or of a whole bucket or host) that keep failing transiently are retried, from their first failure; then its talhões end incomplete for this run, no payload, exit 4, read again by the next run (docs/deploy.md)")
 	fs.DurationVar(&f.cfg.LeaseTTL, "lease-ttl", pipeline.DefaultLeaseTTL, "the shard's lease of --out is renewed every TTL/6; a retry of a killed run (any host) takes it over after seeing it unchanged this long, and waits up to 2×TTL for a live one (docs/deploy.md)")
 	fs.IntVar(&f.cfg.BatchSize, "batch-size", 64, "talhões per batch: peak memory grows with it, not with the portfolio")
