@@ -23,48 +23,15 @@ import (
 //
 //	go test -tags research -count=1 -run 'TestUSWorldSoilGate|TestPortfolioWorldSoilGate' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3
 
-// usPlainMax is the largest drop at which MedianNDTIDrop fires on cells
-// (−Inf: none), by bisection.
-func usPlainMax(cells []Cell) float64 {
-	fires := func(d float64) bool { return len(MedianNDTIDrop(cells, d)) > 0 }
-	lo, hi := -1.0, 1.0
-	if !fires(lo) {
-		return math.Inf(-1)
-	}
-	for range 30 {
-		if mid := (lo + hi) / 2; fires(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
-}
-
-// usRates are a field-year confusion's rates.
-type usRates struct{ tp, fn, fp, tn int }
-
-func (c usRates) String() string {
-	tpr, fpr := float64(c.tp)/float64(c.tp+c.fn), float64(c.fp)/float64(c.fp+c.tn)
-	return fmt.Sprintf("TPR %.3f FPR %.3f BA %.3f (TP %d FN %d FP %d TN %d)", tpr, fpr, (tpr+1-fpr)/2, c.tp, c.fn, c.fp, c.tn)
-}
-
-func (c *usRates) add(flag, truth bool) {
-	switch {
-	case truth && flag:
-		c.tp++
-	case truth:
-		c.fn++
-	case flag:
-		c.fp++
-	default:
-		c.tn++
-	}
+// usRates reads a field-year confusion as TPR, FPR and balanced accuracy.
+func usRates(c fieldPR) string {
+	return fmt.Sprintf("TPR %.3f FPR %.3f BA %.3f (TP %d FN %d FP %d TN %d)",
+		ratio(c.tp, c.tp+c.fn), ratio(c.fp, c.fp+c.tn), c.balanced(), c.tp, c.fn, c.fp, c.tn)
 }
 
 // usPlainAt is the plain rule at the lowest drop whose false-positive
-// rate does not exceed fp/nNeg (maxes: each field-year's usPlainMax).
-func usPlainAt(vs []usVerdict, maxes []float64, fp int) (usRates, float64) {
+// rate does not exceed fp/nNeg (maxes: each field-year's plainMaxT).
+func usPlainAt(vs []usVerdict, maxes []float64, fp int) (fieldPR, float64) {
 	var neg []float64
 	for i, v := range vs {
 		if !v.ct {
@@ -77,7 +44,7 @@ func usPlainAt(vs []usVerdict, maxes []float64, fp int) (usRates, float64) {
 	if fp < len(neg) {
 		drop = neg[fp]
 	}
-	var c usRates
+	var c fieldPR
 	for i, v := range vs {
 		c.add(maxes[i] > drop, v.ct)
 	}
@@ -109,18 +76,18 @@ func TestUSWorldSoilGate(t *testing.T) {
 				})
 				if maxes == nil {
 					for _, v := range vs {
-						maxes = append(maxes, usPlainMax(v.cells))
+						maxes = append(maxes, plainMaxT(v.cells))
 					}
 				}
-				var c usRates
+				var c fieldPR
 				var soils []float64
 				for _, v := range vs {
 					c.add(v.flagged, v.ct)
 					soils = append(soils, v.p.stepSoil())
 				}
 				pc, drop := usPlainAt(vs, maxes, c.fp)
-				t.Logf("seed %d %s, %s: Detect %v; plain@FPR (drop > %.4f) %v; gate soil q10/50/90 %.3f/%.3f/%.3f",
-					seed, world.name, vr.name, c, drop, pc, num.Quantile(soils, 0.1), num.Quantile(soils, 0.5), num.Quantile(soils, 0.9))
+				t.Logf("seed %d %s, %s: Detect %s; plain@FPR (drop > %.4f) %s; gate soil q10/50/90 %.3f/%.3f/%.3f",
+					seed, world.name, vr.name, usRates(c), drop, usRates(pc), num.Quantile(soils, 0.1), num.Quantile(soils, 0.5), num.Quantile(soils, 0.9))
 			}
 		}
 	}
