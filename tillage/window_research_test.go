@@ -277,6 +277,10 @@ type winUnit struct {
 	// detector's pooled series), and on which any point is (the plain
 	// rule's dates).
 	half3, any3 float64
+	// noise and guarded (union_research_test.go): the date-to-date noise
+	// of the plain rule's series (plainNoise), and its largest firing
+	// drop past Detect's canopy and wetting guards (plainGuardedMax).
+	noise, guarded float64
 }
 
 // winRule is a candidate window rule: the edge, z > k (date-to-date
@@ -328,6 +332,7 @@ func winUnits(t *testing.T) []winUnit {
 		u.plain = plainMaxT(cells)
 		u.step, u.twoStep = twoSteps(cells, p, lo, hi)
 		u.half3, u.any3 = threeDateDrop(cells, true), threeDateDrop(cells, false)
+		u.noise, u.guarded = plainNoise(cells), plainGuardedMax(cells)
 		for _, e := range winEdges {
 			w, ok := bestWindow(cells, p, lo, hi, e)
 			u.w, u.ok = append(u.w, w), append(u.ok, ok)
