@@ -26,9 +26,9 @@ import (
 //
 //	go test -tags research -count=1 -run 'TestUnionPlain$' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3       # grid, dev/tuning
 //	go test -tags research -count=1 -run 'TestUnionPlain$' -v ./tillage/ -timeout 1h -usgate.seeds 401,402,403 \
-//	   -winshort.seeds 103,104,105 -winpf.seeds 103,104,105 -winpf.n 12 -union.t plain:0.05                      # held out, t fixed
+//	   -winshort.seeds 103,104,105 -winpf.seeds 103,104,105 -winpf.n 12 -union.t plain:0.06                      # held out, t fixed (run once)
 
-var unionFixed = flag.String("union.t", "", "TestUnionPlain: score only this variant:threshold (e.g. plain:0.05, scaled:4, guarded:0.05) instead of the grid")
+var unionFixed = flag.String("union.t", "", "TestUnionPlain: score only this variant:threshold (e.g. plain:0.06, scaled:4, guarded:0.06) instead of the grid")
 
 // unionVariants are the statistics a unit's plain-rule flag reads, with
 // the grid of thresholds measured.
