@@ -103,19 +103,11 @@ func unionScores(keys []string, groups map[string][]winUnit, flag, base func(win
 
 // TestUnionPlain logs Detect alone and, per variant and threshold, Detect
 // ∪ the plain rule beside the plain rule alone at equal false positives
-// on every group, with the smallest and the mean gain over the groups; or
+// on every group, with the smallest gain over the groups and over the
+// worlds' seed means, and the thresholds that maximise each; or
 // (-union.t) the one fixed rule.
 func TestUnionPlain(t *testing.T) {
-	units := winUnits(t)
-	groups := map[string][]winUnit{}
-	var keys []string
-	for _, u := range units {
-		k := fmt.Sprintf("%s seed %d", u.world, u.seed)
-		if groups[k] == nil {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], u)
-	}
+	groups, keys := winGroups(winUnits(t))
 	// report logs every group's cell, the smallest gain over the groups
 	// (every world and seed) and the smallest over the worlds of their
 	// seeds' mean gain (and mean FPR), and returns the two.

@@ -469,11 +469,9 @@ func winFields(us []winUnit, flag func(winUnit) bool) ([]winUnit, func(winUnit) 
 	return out, func(u winUnit) bool { return u.det }
 }
 
-// TestWindowDrop logs, per world and seed, Detect alone and Detect with
-// each rule of winRules, each beside the plain rule at equal false
-// positives (field-year and per field, any year, on the US world).
-func TestWindowDrop(t *testing.T) {
-	units := winUnits(t)
+// winGroups groups units by world and seed ("us seed 1"), with the
+// groups' keys in the order of their first unit.
+func winGroups(units []winUnit) (map[string][]winUnit, []string) {
 	groups := map[string][]winUnit{}
 	var keys []string
 	for _, u := range units {
@@ -483,6 +481,14 @@ func TestWindowDrop(t *testing.T) {
 		}
 		groups[k] = append(groups[k], u)
 	}
+	return groups, keys
+}
+
+// TestWindowDrop logs, per world and seed, Detect alone and Detect with
+// each rule of winRules, each beside the plain rule at equal false
+// positives (field-year and per field, any year, on the US world).
+func TestWindowDrop(t *testing.T) {
+	groups, keys := winGroups(winUnits(t))
 	flags := []func(winUnit) bool{func(u winUnit) bool { return u.det }}
 	names := []string{"Detect"}
 	for _, r := range winRules {
