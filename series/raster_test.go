@@ -103,47 +103,16 @@ func TestRemoteWindows(t *testing.T) {
 // are the file's.
 func TestRemoteBandOneRoundTrip(t *testing.T) {
 	const latency = 300 * time.Millisecond
-	dir := t.TempDir()
-	path := filepath.Join(dir, "band.tif")
-	// 512 × 512 noise (incompressible: the open's 32 KB hold no tile of the
-	// last rows), 128-px tiles; cells in tiles (3, 2) and (3, 3).
+	// Cells in tiles (3, 2) and (3, 3).
 	cells := [][2]int{{400, 300}, {450, 500}}
-	rng := rand.New(rand.NewPCG(26, 2))
-	set := map[[2]int]float64{}
-	for y := range 512 {
-		for x := range 512 {
-			set[[2]int{x, y}] = float64(rng.IntN(60000))
-		}
-	}
-	writeTiled(t, path, 512, 128, set)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var starts []time.Time
-	var counting atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if counting.Load() && r.Method == http.MethodGet {
-			mu.Lock()
-			starts = append(starts, time.Now())
-			mu.Unlock()
-		}
-		time.Sleep(latency)
-		http.ServeContent(w, r, "band.tif", time.Time{}, bytes.NewReader(data))
-	}))
-	defer srv.Close()
-	r := &reader{cloudCfg: cloudConfig, log: &ioLog{}}
-	src := "/vsicurl/" + srv.URL + "/band.tif"
-	f, _, err := r.open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.ds.Close()
-	ro := &role{path: src, asset: Asset{Band: 1}, ds: f, band: f.ds.Bands()[0], val: make([]float64, len(cells))}
-	for _, c := range cells {
-		ro.col, ro.row = append(ro.col, c[0]), append(ro.row, c[1])
-	}
+	r, ro, set, counting := remoteNoiseBand(t, 512, 2, latency, cells, func() func() {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		return func() {}
+	})
 	counting.Store(true)
 	if err := r.readPixels(context.Background(), ro, []int{0, 1}); err != nil {
 		t.Fatal(err)
@@ -171,48 +140,19 @@ func TestRemoteBandOneRoundTrip(t *testing.T) {
 // (README, --io-concurrency: what one scene may send at once). The values
 // read are the file's.
 func TestRemoteBandHandlesBound(t *testing.T) {
-	const latency = 300 * time.Millisecond
-	path := filepath.Join(t.TempDir(), "band.tif")
-	rng := rand.New(rand.NewPCG(26, 3))
-	set := map[[2]int]float64{}
-	for y := range 768 {
-		for x := range 768 {
-			set[[2]int{x, y}] = float64(rng.IntN(60000))
-		}
-	}
-	writeTiled(t, path, 768, 128, set)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var busy, peak, gets atomic.Int64
-	var counting atomic.Bool
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if counting.Load() && r.Method == http.MethodGet {
-			gets.Add(1)
-			n := busy.Add(1)
-			defer busy.Add(-1)
-			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-			}
-		}
-		time.Sleep(latency)
-		http.ServeContent(w, r, "band.tif", time.Time{}, bytes.NewReader(data))
-	}))
-	defer srv.Close()
-	r := &reader{cloudCfg: cloudConfig, log: &ioLog{}}
-	src := "/vsicurl/" + srv.URL + "/band.tif"
-	f, _, err := r.open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.ds.Close()
-	ro := &role{path: src, asset: Asset{Band: 1}, ds: f, band: f.ds.Bands()[0]}
+	var cells [][2]int
 	var idx []int
 	for i := range 6 { // one cell in each row of tiles, column 3
-		ro.col, ro.row = append(ro.col, 400), append(ro.row, 128*i+60)
-		ro.val = append(ro.val, 0)
-		idx = append(idx, i)
+		cells, idx = append(cells, [2]int{400, 128*i + 60}), append(idx, i)
 	}
+	var busy, peak, gets atomic.Int64
+	r, ro, set, counting := remoteNoiseBand(t, 768, 3, 300*time.Millisecond, cells, func() func() {
+		gets.Add(1)
+		n := busy.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		return func() { busy.Add(-1) }
+	})
 	counting.Store(true)
 	if err := r.readPixels(context.Background(), ro, idx); err != nil {
 		t.Fatal(err)
@@ -230,6 +170,50 @@ func TestRemoteBandHandlesBound(t *testing.T) {
 	if peak.Load() > 4 { // the README's figure
 		t.Errorf("%d of the band's GETs were served at once; want at most 4, as the README says", peak.Load())
 	}
+}
+
+// remoteNoiseBand writes a size × size UInt16 band of noise (seeded;
+// incompressible: the open's 32 KB hold no tile of the last rows) in
+// 128-px tiles, serves it from a loopback HTTP server that answers every
+// read after latency, opens it through /vsicurl/ and returns a reader, the
+// band's role at cells and the file's values. Once counting is set, onGet
+// is called as each GET arrives and what it returns as its answer leaves.
+func remoteNoiseBand(t *testing.T, size int, seed uint64, latency time.Duration, cells [][2]int, onGet func() func()) (*reader, *role, map[[2]int]float64, *atomic.Bool) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "band.tif")
+	rng := rand.New(rand.NewPCG(26, seed))
+	set := map[[2]int]float64{}
+	for y := range size {
+		for x := range size {
+			set[[2]int{x, y}] = float64(rng.IntN(60000))
+		}
+	}
+	writeTiled(t, path, size, 128, set)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &atomic.Bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if counting.Load() && r.Method == http.MethodGet {
+			defer onGet()()
+		}
+		time.Sleep(latency)
+		http.ServeContent(w, r, "band.tif", time.Time{}, bytes.NewReader(data))
+	}))
+	t.Cleanup(srv.Close)
+	r := &reader{cloudCfg: cloudConfig, log: &ioLog{}}
+	src := "/vsicurl/" + srv.URL + "/band.tif"
+	f, _, err := r.open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.ds.Close() })
+	ro := &role{path: src, asset: Asset{Band: 1}, ds: f, band: f.ds.Bands()[0], val: make([]float64, len(cells))}
+	for _, c := range cells {
+		ro.col, ro.row = append(ro.col, c[0]), append(ro.row, c[1])
+	}
+	return r, ro, set, counting
 }
 
 // writeTiled writes a size × size UInt16 GeoTIFF at path (10 m pixels of
