@@ -285,7 +285,9 @@ func TestCorruptCOG(t *testing.T) {
 // The faults of a request depend only on its object and its number among
 // that object's requests, not on how the run's concurrent reads interleave
 // (a single counter over all requests, as before, gave one scene a fault
-// in each of its five attempts in one of session 9's four CI runs).
+// in each of its five attempts in one of session 9's four CI runs). Two
+// objects meet two faults in a row, so a request's retry meets a fault
+// too (flakyTwice): GDAL's retry of a 503, and the SDK's of a reset.
 func TestFlakyS3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end run skipped in -short mode")
@@ -318,6 +320,11 @@ func TestFlakyS3(t *testing.T) {
 	for k, n := range got {
 		if n == 0 {
 			t.Fatalf("no %s injected (%+v): the test proves nothing of it", k, got)
+		}
+	}
+	for k, want := range flakyTwice {
+		if n := injected.byKey(k); n != int64(len(want)) {
+			t.Errorf("%s met %d faults; the script gives its first %d requests %v: a retry meeting a fault is not exercised", k, n, len(want), want)
 		}
 	}
 	if fl.Failed503() != got["cog 503"]+got["sdk 503"] || fl.Dropped() != got["cog reset"]+got["sdk reset"] {
@@ -364,8 +371,9 @@ func TestFlakyS3(t *testing.T) {
 
 // flakyFault is TestFlakyS3's fault for the n-th request (from 1) of key:
 // "cog " and a Sentinel-2 COG's path, or "sdk ", an HTTP method and an
-// object's path. Each key meets at most one fault in the whole run, so
-// what a scene or an SDK call meets is bounded whatever the scheduling:
+// object's path. Each key meets at most one fault in the whole run (two
+// for the keys of flakyTwice, on their first two requests), so what a
+// scene or an SDK call meets is bounded whatever the scheduling:
 //
 //   - COGs of the scenes of 2022 (19 scenes): B04's first request (its
 //     open) and B11's second (its first window, else a reopen) are
@@ -385,7 +393,17 @@ func TestFlakyS3(t *testing.T) {
 //   - SDK requests: the first request of a fixed quarter of the keys (by an
 //     FNV-1a hash of the key) is answered 503 or reset; the SDK tries each
 //     request storage.MaxAttempts = 8 times.
+//   - Two keys meet two faults instead, on their first two requests
+//     (flakyTwice): one scene's B04, whose open GDAL retries after a 503
+//     into a second 503 (7 retries allowed), and the catalog, whose SDK
+//     GET is reset and then answered 503 (or, when Go's transport
+//     resent the reset request on a new connection, that resend is): a
+//     retry meets a fault, and the third request is clean. The scene
+//     still fails at most the one attempt of its B08 reset.
 func flakyFault(key string, n int) s3test.Fault {
+	if f, ok := flakyTwice[key]; ok && n <= len(f) {
+		return f[n-1]
+	}
 	if p, ok := strings.CutPrefix(key, "cog "); ok {
 		f := strings.Split(path.Base(path.Dir(p)), "_") // S2B 21LXG 20221218 0 L2A
 		if len(f) < 3 || !strings.HasPrefix(f[2], "2022") {
@@ -417,13 +435,21 @@ func flakyFault(key string, n int) s3test.Fault {
 	return s3test.Pass
 }
 
+// flakyTwice are the keys flakyFault gives two faults, on their first two
+// requests.
+var flakyTwice = map[string][]s3test.Fault{
+	"cog /flaky/archive/sentinel-2-l2a/S2A_21LXG_20220919_0_L2A/B04.tif": {s3test.SlowDown, s3test.SlowDown},
+	"sdk GET /flaky/archive/catalog.json":                                {s3test.Reset, s3test.SlowDown},
+}
+
 // isSDK says whether the AWS SDK sent r (GDAL sends the others).
 func isSDK(r *http.Request) bool { return strings.Contains(r.UserAgent(), "aws-sdk-go") }
 
 // flakyCounts counts the faults a script injected, by source and kind.
 type flakyCounts struct {
-	mu sync.Mutex
-	n  map[string]int64
+	mu  sync.Mutex
+	n   map[string]int64
+	key map[string]int64 // faults by key
 }
 
 // count records f for key and returns it.
@@ -434,6 +460,12 @@ func (c *flakyCounts) count(key string, f s3test.Fault) s3test.Fault {
 		c.n = map[string]int64{"cog 503": 0, "cog reset": 0, "sdk 503": 0, "sdk reset": 0}
 	}
 	src, _, _ := strings.Cut(key, " ")
+	if f != s3test.Pass {
+		if c.key == nil {
+			c.key = map[string]int64{}
+		}
+		c.key[key]++
+	}
 	switch f {
 	case s3test.SlowDown:
 		c.n[src+" 503"]++
@@ -441,6 +473,13 @@ func (c *flakyCounts) count(key string, f s3test.Fault) s3test.Fault {
 		c.n[src+" reset"]++
 	}
 	return f
+}
+
+// byKey returns the faults injected into key's requests.
+func (c *flakyCounts) byKey(key string) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.key[key]
 }
 
 // snapshot returns the counts: "cog 503", "cog reset", "sdk 503", "sdk reset".
