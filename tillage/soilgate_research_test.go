@@ -4,8 +4,6 @@ package tillage
 
 import (
 	"fmt"
-	"math"
-	"sort"
 	"testing"
 
 	"github.com/manejo/manejo/internal/num"
@@ -38,12 +36,7 @@ func usPlainAt(vs []usVerdict, maxes []float64, fp int) (fieldPR, float64) {
 			neg = append(neg, maxes[i])
 		}
 	}
-	sort.Sort(sort.Reverse(sort.Float64Slice(neg)))
-	// Fire when max > drop: the drop is the (fp+1)-th largest negative max.
-	drop := math.Inf(-1)
-	if fp < len(neg) {
-		drop = neg[fp]
-	}
+	drop := plainAtFPR(neg, fp)
 	var c fieldPR
 	for i, v := range vs {
 		c.add(maxes[i] > drop, v.ct)

@@ -429,11 +429,7 @@ func winScore(us []winUnit, flag func(winUnit) bool) (tpr, fpr, plainBA float64)
 		}
 	}
 	tpr, fpr = float64(tp)/float64(p), float64(fp)/float64(n)
-	sort.Sort(sort.Reverse(sort.Float64Slice(nt)))
-	thr := math.Inf(-1)
-	if k := int(math.Floor(fpr*float64(n) + 1e-9)); k < len(nt) {
-		thr = nt[k]
-	}
+	thr := plainAtFPR(nt, fp)
 	var ptp, pfp int
 	for _, u := range us {
 		if u.plain > thr {
@@ -531,32 +527,15 @@ func TestWindowDrop(t *testing.T) {
 // largest firing drop, and the negatives' median window drop.
 func winAUCs(k string, us []winUnit) string {
 	auc := func(score func(winUnit) float64) float64 {
-		var s float64
-		var np, nn int
-		for _, a := range us {
-			if !a.pos {
-				continue
-			}
-			np++
-			for _, b := range us {
-				if b.pos {
-					continue
-				}
-				x, y := score(a), score(b)
-				switch {
-				case x > y:
-					s++
-				case x == y:
-					s += 0.5
-				}
+		var pos, neg []float64
+		for _, u := range us {
+			if u.pos {
+				pos = append(pos, score(u))
+			} else {
+				neg = append(neg, score(u))
 			}
 		}
-		for _, b := range us {
-			if !b.pos {
-				nn++
-			}
-		}
-		return s / float64(np*nn)
+		return aucOf(pos, neg)
 	}
 	line := fmt.Sprintf("%s, AUC: plain rule %.3f; three-date drop on dates half clear %.3f, any clear %.3f; largest step drop %.3f, two largest steps' sum %.3f;", k,
 		auc(func(u winUnit) float64 { return u.plain }), auc(func(u winUnit) float64 { return u.half3 }), auc(func(u winUnit) float64 { return u.any3 }),
@@ -700,23 +679,4 @@ func threeDateDrop(cells []Cell, halfClear bool) float64 {
 		}
 	}
 	return best
-}
-
-// plainMaxT is the largest drop at which MedianNDTIDrop still fires on
-// cells, by bisection (−1 when it never fires).
-func plainMaxT(cells []Cell) float64 {
-	fires := func(d float64) bool { return len(MedianNDTIDrop(cells, d)) > 0 }
-	lo, hi := -1.0, 1.0
-	if !fires(lo) {
-		return -1
-	}
-	for range 25 {
-		mid := (lo + hi) / 2
-		if fires(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
 }
