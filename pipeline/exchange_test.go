@@ -137,7 +137,7 @@ func handedScene(t *testing.T, out string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := newSpill()
+	sp, err := newSpill(t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestPlanExchange(t *testing.T) {
 // record: the same talhões, scenes and observations; an object cut
 // short is refused.
 func TestHandoverLocal(t *testing.T) {
-	sp, err := newSpill()
+	sp, err := newSpill(t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}

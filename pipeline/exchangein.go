@@ -45,7 +45,7 @@ func (r *run) takeHandover(ctx context.Context, st *stage, batches [][]grid.Fiel
 		return err
 	}
 	t0 := time.Now()
-	sp, err := newSpill()
+	sp, err := newSpill(r.logf)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (r *run) readPhase(ctx context.Context) error {
 			}
 		}
 	}
-	sp, err := newSpill()
+	sp, err := newSpill(r.logf)
 	if err != nil {
 		return err
 	}

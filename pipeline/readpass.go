@@ -93,7 +93,7 @@ func (r *run) readAhead(ctx context.Context, st *stage, batches [][]grid.Field) 
 	if len(pending) == 0 {
 		return nil
 	}
-	sp, err := newSpill()
+	sp, err := newSpill(r.logf)
 	if err != nil {
 		return err
 	}

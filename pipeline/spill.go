@@ -36,10 +36,15 @@ type spill struct {
 	chunkItems         map[string]bool
 }
 
-func newSpill() (*spill, error) {
+// newSpill makes the spill folder; logf gets the dead workers' folders
+// reclaimed on the way and a warning if the disk takes no flock.
+func newSpill(logf func(string, ...any)) (*spill, error) {
 	tmp, err := storage.NewScratch("manejo-read-pass-")
 	if err != nil {
 		return nil, fmt.Errorf("read pass: %w", err)
+	}
+	for _, line := range tmp.Report() {
+		logf("%s", line)
 	}
 	return &spill{dir: tmp.Dir, tmp: tmp, broken: map[string]bool{}, chunkItems: map[string]bool{}}, nil
 }

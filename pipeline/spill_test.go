@@ -16,7 +16,7 @@ import (
 // accepts exactly the spilled pairs, and a talhão whose file was cut short
 // is left to its batch (nothing served).
 func TestSpillRoundTrip(t *testing.T) {
-	sp, err := newSpill()
+	sp, err := newSpill(t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
