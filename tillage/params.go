@@ -247,7 +247,8 @@ type tuning struct {
 	// talhões' barest levels, and the highest NDTI read as soil (0: any).
 	// Zero: off, the soil is p's (Calibrate's or the reference). Research
 	// only: it gained nothing on the US-maize world's full version and
-	// made 2–3 times the false steps (TestUSWorldSoilGate, -tags research).
+	// made 1.4–3.4 times the false steps on development seeds 1–3
+	// (TestUSWorldSoilGate, -tags research).
 	pfSoilQ, pfSoilMax float64
 	// stepSoilOracle, when > 0, is the soil NDTI the step test's gate
 	// measures to (research: the soil a harness world drew, an oracle).

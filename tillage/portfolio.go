@@ -379,8 +379,8 @@ const portfolioSoilDates = 3
 // its corrected series; false without a portfolio or with too few. It is
 // an upper bound of the region's soil NDTI (a tilled talhão keeps some
 // straw). Research only (tuning.pfSoilQ): the step test measured to it
-// gained no balanced accuracy on the US-maize world and made 2–3 times
-// the false steps there (docs/tillage.md).
+// gained no balanced accuracy on the US-maize world and made 1.4–3.4
+// times the false steps there on development seeds 1–3 (docs/tillage.md).
 func (o *Portfolio) soilNDTI(q float64) (float64, bool) {
 	if o == nil || o.region == nil {
 		return 0, false

@@ -56,7 +56,6 @@ func unionGrid(lo, hi, step float64) []float64 {
 }
 
 // unionCell is one group's score under a rule: balanced accuracy, FPR, and
-// the plain rule's balanced accuracy at that FPR.
 // the plain rule's balanced accuracy at that FPR; and (field-year or
 // talhão-season) the CT and NT units Detect flags beyond the rule's own
 // flag, from its base.
