@@ -20,3 +20,10 @@ const wetOff = false
 // pooledShare is the share of the interior cells that must be clear on a
 // date for the pooled series (pooled) to read it: half.
 const pooledShare = 0.5
+
+// soilKnobs is empty in the product: the step test's gate measures to
+// p's soil (research.go holds the research runs' knobs).
+type soilKnobs struct{}
+
+// soil is false in the product: stepSoil is p's soil.
+func (soilKnobs) soil(Params) (float64, bool) { return 0, false }

@@ -242,17 +242,9 @@ type tuning struct {
 	// moderate steps at this gate, but lowering it adds false steps once
 	// its artifacts are on (TestUSWorldStepGate, -tags research).
 	stepRel float64
-	// pfSoilQ and pfSoilMax: the step test's gate measured to the
-	// portfolio's barest ground (stepSoil): the quantile of the other
-	// talhões' barest levels, and the highest NDTI read as soil (0: any).
-	// Zero: off, the soil is p's (Calibrate's or the reference). Research
-	// only: it gained nothing on the US-maize world's full version and
-	// made 1.4–3.4 times the false steps on development seeds 1–3
-	// (TestUSWorldSoilGate, -tags research).
-	pfSoilQ, pfSoilMax float64
-	// stepSoilOracle, when > 0, is the soil NDTI the step test's gate
-	// measures to (research: the soil a harness world drew, an oracle).
-	stepSoilOracle float64
+	// soilKnobs: the research runs' soil for the step test's gate
+	// (research.go; empty in the product, noresearch.go).
+	soilKnobs
 }
 
 // withDefaults returns t with every zero field set to its default.

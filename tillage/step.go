@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/internal/num"
-	"github.com/manejo/manejo/spectral"
 )
 
 // The fourth test (issue 30): a persistent step of the talhão's median NDTI
@@ -308,20 +307,10 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 }
 
 // stepSoil is the soil NDTI the step test's relative gate measures to:
-// p's soil (Calibrate's fit, or the reference). A research run
-// (tuning.pfSoilQ > 0) measures it, where p's soil is the reference one,
-// to the barest ground the other talhões of the portfolio show instead
-// (Portfolio.soilNDTI, up to tuning.pfSoilMax when set), or to the soil a
-// world drew (tuning.stepSoilOracle > 0).
+// p's soil (Calibrate's fit, or the reference). A research run may
+// measure it elsewhere (soilKnobs.soil, research.go).
 func (p Params) stepSoil() float64 {
-	t := &p.tune
-	if t.stepSoilOracle > 0 {
-		return t.stepSoilOracle
-	}
-	if p.Soil != spectral.Soil || !(t.pfSoilQ > 0) {
-		return p.Soil.NDTI
-	}
-	if s, ok := p.portfolio.soilNDTI(t.pfSoilQ); ok && (t.pfSoilMax == 0 || s <= t.pfSoilMax) {
+	if s, ok := p.tune.soilKnobs.soil(p); ok {
 		return s
 	}
 	return p.Soil.NDTI
