@@ -194,6 +194,12 @@ func checkIndexedJob(t *testing.T, what string, spec batchv1.JobSpec, flags map[
 		t.Fatalf("%s: restartPolicy %q, containers %d; want Never and one container named manejo", what, pod.RestartPolicy, len(pod.Containers))
 	}
 	c := pod.Containers[0]
+	// The read pass's spill lives in the container's layer: ≈ 16 GB for a
+	// shard of 10,000 talhões (docs/deploy.md), so the pod asks for it.
+	req, lim := c.Resources.Requests[corev1.ResourceEphemeralStorage], c.Resources.Limits[corev1.ResourceEphemeralStorage]
+	if req.Value() < 16e9 || lim.Value() < req.Value() {
+		t.Errorf("%s: ephemeral-storage request %s, limit %s; want a request of at least the spill of a 10,000-talhão shard (16 GB) and a limit no lower", what, req.String(), lim.String())
+	}
 	vals := checkArgs(t, what, c.Args, flags)
 	shards := fmt.Sprint(deref(spec.Completions))
 	if vals["shards"] != shards || fmt.Sprint(deref(spec.Parallelism)) != shards {
