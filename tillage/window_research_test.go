@@ -339,6 +339,17 @@ func winUnits(t *testing.T) []winUnit {
 		}
 		out = append(out, u)
 	}
+	winShortUnits(t, add)
+	winPortfolioUnits(t, add)
+	winUSUnits(t, add)
+	return out
+}
+
+// winAdd measures one unit on its cells and keeps it (winUnits).
+type winAdd func(u winUnit, cells []Cell, p Params, lo, hi time.Time)
+
+// winShortUnits adds the short world's talhão-seasons.
+func winShortUnits(t *testing.T, add winAdd) {
 	for _, seed := range seedList(t, *winShort) {
 		rng := rand.New(rand.NewPCG(seed, 0x5407))
 		var w shortWorld
@@ -353,6 +364,11 @@ func winUnits(t *testing.T) []winUnit {
 			add(winUnit{world: "short", seed: seed, field: fmt.Sprint(i), pos: len(truth) > 0, det: len(Detect(st.cells, q)) > 0}, st.cells, q, time.Time{}, time.Time{})
 		}
 	}
+}
+
+// winPortfolioUnits adds the portfolio world's talhão-seasons, each
+// talhão read with its portfolio.
+func winPortfolioUnits(t *testing.T, add winAdd) {
 	for _, seed := range seedList(t, *winPF) {
 		rng := rand.New(rand.NewPCG(seed, 0x9f07))
 		for k := range *winPFN {
@@ -383,6 +399,11 @@ func winUnits(t *testing.T) []winUnit {
 			}
 		}
 	}
+}
+
+// winUSUnits adds the US world's field-years, verdicts as usVerdicts
+// gives them.
+func winUSUnits(t *testing.T, add winAdd) {
 	for _, seed := range usGateSeedList(t) {
 		w := usworld.Generate(usworld.Config{Seed: seed, Artifacts: usworld.AllArtifacts()})
 		var fys []usworld.FieldYear
@@ -405,7 +426,6 @@ func winUnits(t *testing.T) []winUnit {
 			add(u, v.cells, v.p, time.Time{}, time.Time{})
 		}
 	}
-	return out
 }
 
 // winScore is a unit set's TPR and FPR under flag, and the plain rule's
