@@ -132,7 +132,7 @@ func fetchHandover(ctx context.Context, sp *spill, dir string, o handoverObject)
 		return "", err
 	}
 	defer rc.Close()
-	f, err := os.CreateTemp(sp.dir, "in-*")
+	f, err := os.CreateTemp(sp.tmp.Dir, "in-*")
 	if err != nil {
 		return "", err
 	}

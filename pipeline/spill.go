@@ -27,9 +27,8 @@ import (
 // again. A talhão whose file cannot be written or read back whole is
 // simply read by its batch.
 type spill struct {
-	dir    string
-	tmp    *storage.Scratch
-	broken map[string]bool // talhões whose file failed to write
+	tmp    *storage.Scratch // its folder: tmp.Dir
+	broken map[string]bool  // talhões whose file failed to write
 	// pairs and obs count the records and observations written, scenes
 	// the scenes of the current read (progress; chunkItems holds them).
 	pairs, obs, scenes atomic.Int64
@@ -46,7 +45,7 @@ func newSpill(logf func(string, ...any)) (*spill, error) {
 	for _, line := range tmp.Report() {
 		logf("%s", line)
 	}
-	return &spill{dir: tmp.Dir, tmp: tmp, broken: map[string]bool{}, chunkItems: map[string]bool{}}, nil
+	return &spill{tmp: tmp, broken: map[string]bool{}, chunkItems: map[string]bool{}}, nil
 }
 
 // close removes the spill folder.
@@ -58,7 +57,7 @@ func (s *spill) close() {
 
 func (s *spill) path(id string) string {
 	h := sha256.Sum256([]byte(id))
-	return filepath.Join(s.dir, hex.EncodeToString(h[:16]))
+	return filepath.Join(s.tmp.Dir, hex.EncodeToString(h[:16]))
 }
 
 // write appends one scene's record to its talhão's file (series.Options
