@@ -181,8 +181,14 @@ func regularBytes(dir string) int64 {
 
 // flockNB takes an exclusive flock of f without waiting.
 func flockNB(f *os.File) error {
+	return flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
+}
+
+// flock applies flock(2) operation how to f, again when a signal
+// interrupts it (EINTR).
+func flock(f *os.File, how int) error {
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how)
 		if !errors.Is(err, syscall.EINTR) {
 			return err
 		}
