@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/internal/usworld"
 )
 
@@ -36,7 +37,7 @@ func usPlainAt(vs []usVerdict, maxes []float64, fp int) (fieldPR, float64) {
 			neg = append(neg, maxes[i])
 		}
 	}
-	drop := plainAtFPR(neg, fp)
+	drop := testkit.ThresholdAtFP(neg, fp)
 	var c fieldPR
 	for i, v := range vs {
 		c.add(maxes[i] > drop, v.ct)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/internal/num"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/internal/usworld"
 )
 
@@ -449,7 +450,7 @@ func winScore(us []winUnit, flag func(winUnit) bool) (tpr, fpr, plainBA float64)
 		}
 	}
 	tpr, fpr = float64(tp)/float64(p), float64(fp)/float64(n)
-	thr := plainAtFPR(nt, fp)
+	thr := testkit.ThresholdAtFP(nt, fp)
 	var ptp, pfp int
 	for _, u := range us {
 		if u.plain > thr {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/internal/usworld"
 )
 
@@ -111,7 +112,7 @@ func reportUS(t *testing.T, label string, outs []usOutcome) {
 	}
 	t.Logf("== %s: %d field-years (%d CT, %d of them with a pass in the window; detector on time in %d)", label, len(outs), det.tp+det.fn, visible, onTime)
 	t.Logf("   field-year  detector      %v; tests %v", det, tests)
-	matched := matchedDrop(ntMax, det.fpr())
+	matched := testkit.ThresholdAtFP(ntMax, det.fp)
 	for i, d := range []float64{0.04, 0.05, 0.06, matched} {
 		var c confusion
 		for _, o := range outs {
@@ -185,7 +186,7 @@ func reportUSFields(t *testing.T, outs []usOutcome) {
 			}
 		}
 		t.Logf("   field %-8s detector      %v", kind, det)
-		for i, d := range []float64{0.04, 0.05, 0.06, matchedDrop(ntMax, det.fpr())} {
+		for i, d := range []float64{0.04, 0.05, 0.06, testkit.ThresholdAtFP(ntMax, det.fp)} {
 			var c confusion
 			for _, id := range ids {
 				c.add(by[id].ct, foldMax(by[id].plainMax, majority) > d)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/internal/testkit"
 	"github.com/manejo/manejo/internal/usworld"
 	"github.com/manejo/manejo/tillage"
 )
@@ -113,23 +114,11 @@ func usCells(fy usworld.FieldYear) []tillage.Cell {
 }
 
 // plainMax is the largest drop at which MedianNDTIDrop still finds a break
-// (it fires at drop d exactly when d < plainMax), by bisection; −Inf when
-// it never fires.
+// (it fires at drop d exactly when d < plainMax; testkit.LargestFiring,
+// the bisection the tillage research harnesses use too); −Inf when it
+// never fires.
 func plainMax(cells []tillage.Cell) float64 {
-	fires := func(d float64) bool { return len(tillage.MedianNDTIDrop(cells, d)) > 0 }
-	lo, hi := -1.0, 1.0
-	if !fires(lo) {
-		return math.Inf(-1)
-	}
-	for range 30 {
-		mid := (lo + hi) / 2
-		if fires(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
+	return testkit.LargestFiring(func(d float64) bool { return len(tillage.MedianNDTIDrop(cells, d)) > 0 })
 }
 
 // usOutcomes runs a world's crop years end to end: one manejo analyse per
@@ -246,19 +235,6 @@ func foldMax(m []float64, majority bool) float64 {
 	return s[k]
 }
 
-// matchedDrop is the plain rule's drop threshold whose false-positive rate
-// on the NT units (their plainMax) is at most fpr: it flags the units whose
-// plainMax exceeds it.
-func matchedDrop(ntMax []float64, fpr float64) float64 {
-	s := append([]float64(nil), ntMax...)
-	sort.Sort(sort.Reverse(sort.Float64Slice(s)))
-	k := int(math.Floor(fpr*float64(len(s)) + 1e-9))
-	if k >= len(s) {
-		return math.Inf(-1)
-	}
-	return s[k]
-}
-
 // TestUSWorldSmoke runs a small US world (6 fields, 25 points, one crop
 // year) through manejo analyse end to end: every field ends with a status
 // and T decided or censored, and the scoring adds up.
@@ -287,13 +263,6 @@ func TestUSScoring(t *testing.T) {
 	if !usFieldVerdict([]bool{false, true, false, false}, false) || usFieldVerdict([]bool{true, true, false, false}, true) ||
 		!usFieldVerdict([]bool{true, true, true, false}, true) {
 		t.Error("field verdicts: any / majority wrong")
-	}
-	nt := []float64{0.10, 0.02, 0.05, math.Inf(-1)}
-	if d := matchedDrop(nt, 0.25); d != 0.05 { // flags only 0.10: FPR 1/4
-		t.Errorf("matched drop at FPR 0.25 = %v, want 0.05", d)
-	}
-	if d := matchedDrop(nt, 0); d != 0.10 {
-		t.Errorf("matched drop at FPR 0 = %v, want 0.10", d)
 	}
 	// foldMax: the plain rule flags a field at drop d when foldMax > d,
 	// which must be usFieldVerdict of its years flagged at d.
