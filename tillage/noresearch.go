@@ -27,3 +27,7 @@ type soilKnobs struct{}
 
 // soil is false in the product: stepSoil is p's soil.
 func (soilKnobs) soil(Params) (float64, bool) { return 0, false }
+
+// stepTrendKnobs are off in the product: the step test judges two flat
+// levels (trend.go holds the research runs' trend-judged step).
+func stepTrendKnobs() trendKnobs { return trendKnobs{} }

@@ -105,3 +105,10 @@ func (o *Portfolio) soilNDTI(q float64) (float64, bool) {
 	}
 	return num.Quantile(v, q), true
 }
+
+// stepTrend turns the trend-judged step on (trendKnobs; -steptrend.*
+// flags, trend_research_test.go); zero in the product.
+var stepTrend trendKnobs
+
+// stepTrendKnobs are the research run's trend knobs.
+func stepTrendKnobs() trendKnobs { return stepTrend }

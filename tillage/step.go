@@ -273,19 +273,20 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 	}
 	sigma := stepSigma(s, p.MinSigma)
 	soil := p.stepSoil()
+	rel, k := stepTrendKnobs().floors(t.stepRel, stepK)
 	z := make([]float64, len(s))
 	lv := make([]stepLevels, len(s))
 	for j := range s {
 		z[j] = math.NaN()
 		l, ok := stepAt(s, j, pl, sigma, t)
-		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < t.stepRel*(l.pre-soil) || stepLate(s, j, l) {
+		if !ok || canopyBefore(pl, s[j].date, t) || l.pre-l.post < rel*(l.pre-soil) || stepLate(s, j, l) {
 			continue
 		}
 		z[j], lv[j] = (l.pre-l.post)/l.se, l
 	}
 	var out []Break
 	for j := 0; j < len(s); j++ {
-		if !(z[j] > stepK) {
+		if !(z[j] > k) {
 			continue
 		}
 		// The best split among the candidates within stepMaxGap days.
@@ -294,7 +295,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 				j = k
 			}
 		}
-		if stepIsRamp(s, j, lv[j], sigma) || stepRecovers(s, j, lv[j], pl, t) || stepWet(s, j, lv[j]) || p.portfolio.stepsAlike(s[j].date, lv[j]) {
+		if !p.stepPasses(s, j, lv[j], z[j], pl, sigma, soil) {
 			continue
 		}
 		out = append(out, Break{Date: s[j].date, Before: s[j-1].date, After: s[j].date, Test: TestNDTIStep,
@@ -304,6 +305,26 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 		}
 	}
 	return out
+}
+
+// stepPasses judges the best split s[j] of a neighbourhood, with levels
+// l and z: a drop of stepK standard errors reaching stepRel of the way to
+// soil, not a ramp (stepIsRamp) — or, with the trend on (trendKnobs), a
+// drop on top of the longer trend (trendStep) — that does not recover,
+// is not the surface getting wet and is not the portfolio's.
+func (p Params) stepPasses(s []stepObs, j int, l stepLevels, z float64, pl []pooledObs, sigma, soil float64) bool {
+	t := &p.tune
+	tk := stepTrendKnobs()
+	strong := z > stepK && l.pre-l.post >= t.stepRel*(l.pre-soil)
+	if tk.days > 0 && !(tk.mild && strong) {
+		d, se, ok := trendStep(s, j, pl, sigma, tk.days, t)
+		if !ok || !(d/se > tk.zt) || d < tk.rel*(l.pre-soil) {
+			return false
+		}
+	} else if !strong || stepIsRamp(s, j, l, sigma) {
+		return false
+	}
+	return !stepRecovers(s, j, l, pl, t) && !stepWet(s, j, l) && !p.portfolio.stepsAlike(s[j].date, l)
 }
 
 // stepSoil is the soil NDTI the step test's relative gate measures to:

@@ -1,0 +1,146 @@
+//go:build research
+
+package tillage
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The step test judged against the piece's longer trend (issue 30,
+// session 12, engineer trend; trend.go, docs/tillage.md "The step judged
+// against the longer trend"). On the units of TestWindowDrop (US
+// field-years and fields, short talhão-seasons, portfolio talhão-seasons),
+// Detect with each variant of trendKnobs beside Detect as in the product,
+// each beside the plain rule at its own false-positive rate.
+//
+//	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3     # grid, dev/tuning
+//	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 601,602,603 \
+//	   -winshort.seeds 109,110,111 -winpf.seeds 109,110,111 -winpf.n 12 -steptrend.v 120:0.25:3:4:mild        # held out, once
+
+var trendFixed = flag.String("steptrend.v", "", "TestStepTrend: score only this variant days:rel:z2:zt[:mild] instead of the grid")
+
+// trendGrid are the variants measured on the development seeds.
+var trendGrid = func() []trendKnobs {
+	var g []trendKnobs
+	for _, days := range []float64{60, 120} {
+		for _, rel := range []float64{0.25, 0.4} {
+			for _, zt := range []float64{3, 4} {
+				for _, mild := range []bool{false, true} {
+					g = append(g, trendKnobs{days: days, rel: rel, z2: 3, zt: zt, mild: mild})
+				}
+			}
+		}
+	}
+	return g
+}()
+
+func (k trendKnobs) String() string {
+	if k.days == 0 {
+		return "Detect (product)"
+	}
+	s := fmt.Sprintf("trend %g d, rel %g, z2 %g, zt %g", k.days, k.rel, k.z2, k.zt)
+	if k.mild {
+		s += ", mild"
+	}
+	return s
+}
+
+func parseTrend(t *testing.T, v string) trendKnobs {
+	var k trendKnobs
+	parts := strings.Split(v, ":")
+	if len(parts) < 4 {
+		t.Fatalf("-steptrend.v %q: want days:rel:z2:zt[:mild]", v)
+	}
+	if _, err := fmt.Sscanf(strings.Join(parts[:4], " "), "%g %g %g %g", &k.days, &k.rel, &k.z2, &k.zt); err != nil {
+		t.Fatalf("-steptrend.v %q: %v", v, err)
+	}
+	k.mild = len(parts) > 4 && parts[4] == "mild"
+	return k
+}
+
+// trendUnits draws the three worlds' units with Detect's verdicts under
+// k; plain holds their plain-rule maxima from a first pass (nil: measure
+// them).
+func trendUnits(t *testing.T, k trendKnobs, plain []float64) []winUnit {
+	stepTrend = k
+	defer func() { stepTrend = trendKnobs{} }()
+	var out []winUnit
+	add := func(u winUnit, cells []Cell, _ Params, _, _ time.Time) {
+		if plain == nil {
+			u.plain = plainMaxT(cells)
+		} else {
+			u.plain = plain[len(out)]
+		}
+		out = append(out, u)
+	}
+	winShortUnits(t, add)
+	winPortfolioUnits(t, add)
+	winUSUnits(t, add)
+	return out
+}
+
+// TestStepTrend logs, per world and seed, Detect and each trend variant:
+// balanced accuracy, TPR and FPR beside the plain rule at equal FPR
+// (field-year and per field, any year, on the US world), and the seeds'
+// mean gain over the plain rule and over Detect per world.
+func TestStepTrend(t *testing.T) {
+	base := trendUnits(t, trendKnobs{}, nil)
+	plain := make([]float64, len(base))
+	for i, u := range base {
+		plain[i] = u.plain
+	}
+	variants := trendGrid
+	if *trendFixed != "" {
+		variants = []trendKnobs{parseTrend(t, *trendFixed)}
+	}
+	baseBA := trendReport(t, trendKnobs{}, base, nil)
+	for _, k := range variants {
+		trendReport(t, k, trendUnits(t, k, plain), baseBA)
+	}
+}
+
+// trendReport logs one variant's cells and per-world means, and returns
+// its balanced accuracy per group.
+func trendReport(t *testing.T, k trendKnobs, units []winUnit, baseBA map[string]float64) map[string]float64 {
+	groups, keys := winGroups(units)
+	flag := func(u winUnit) bool { return u.det }
+	ba := map[string]float64{}
+	type acc struct{ gain, vsDet, fpr, n float64 }
+	worlds := map[string]*acc{}
+	var order, parts []string
+	score := func(name, world string, us []winUnit, f func(winUnit) bool) {
+		tpr, fpr, pb := winScore(us, f)
+		b := (tpr + 1 - fpr) / 2
+		ba[name] = b
+		parts = append(parts, fmt.Sprintf("%s %.3f (TPR %.3f FPR %.3f; plain %.3f %+.3f)", name, b, tpr, fpr, pb, b-pb))
+		a := worlds[world]
+		if a == nil {
+			a = &acc{}
+			worlds[world] = a
+			order = append(order, world)
+		}
+		a.gain, a.fpr, a.n = a.gain+b-pb, a.fpr+fpr, a.n+1
+		if baseBA != nil {
+			a.vsDet += b - baseBA[name]
+		}
+	}
+	for _, key := range keys {
+		w := strings.Split(key, " seed ")[0]
+		score(key, w, groups[key], flag)
+		if strings.HasPrefix(key, "us") {
+			fs, ff := winFields(groups[key], flag)
+			score(key+" per field", w+" per field", fs, ff)
+		}
+	}
+	var ms []string
+	for _, w := range order {
+		a := worlds[w]
+		ms = append(ms, fmt.Sprintf("%s vs plain %+.3f, vs Detect %+.3f, FPR %.3f", w, a.gain/a.n, a.vsDet/a.n, a.fpr/a.n))
+	}
+	t.Logf("%s | means: %s | %s", k, strings.Join(ms, "; "), strings.Join(parts, "; "))
+	return ba
+}
