@@ -3,6 +3,7 @@ package storage
 import (
 	"bufio"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,6 +121,56 @@ func TestScratchSweepsDeadOwners(t *testing.T) {
 		if _, err := os.Lstat(d); err != nil {
 			t.Fatalf("%s removed: %v", d, err)
 		}
+	}
+}
+
+// TestScratchKeepsForeignOwners: a dead worker's folder owned by another
+// user is not this worker's to judge, and the sweep leaves it; given back
+// to this user, the same folder is reclaimed (the owner was the only
+// reason it stayed). Changing an owner takes root: skipped otherwise.
+func TestScratchKeepsForeignOwners(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a folder to another user")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	const prefix = "manejo-scratch-foreign-"
+	dead, deadDir := scratchChild(t, prefix)
+	if err := os.WriteFile(filepath.Join(deadDir, "spilled"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dead.Process.Kill()
+	dead.Wait()
+	const nobody = 65534
+	chownTree(t, deadDir, nobody)
+
+	s := newScratchWithin(t, prefix)
+	s.Close()
+	if len(s.Reclaimed) != 0 {
+		t.Fatalf("reclaimed %v: another user's folder", s.Reclaimed)
+	}
+	if _, err := os.Stat(filepath.Join(deadDir, "spilled")); err != nil {
+		t.Fatalf("another user's dead folder was touched: %v", err)
+	}
+
+	chownTree(t, deadDir, os.Getuid())
+	s = newScratchWithin(t, prefix)
+	defer s.Close()
+	if want := []Reclaimed{{Dir: deadDir, Bytes: 1}}; !reflect.DeepEqual(s.Reclaimed, want) {
+		t.Fatalf("given back to this user, reclaimed %v, want %v", s.Reclaimed, want)
+	}
+}
+
+// chownTree gives dir and everything in it to uid (links not followed).
+func chownTree(t *testing.T, dir string, uid int) {
+	t.Helper()
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
