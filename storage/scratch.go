@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -50,7 +49,7 @@ const scratchLock = "lock"
 // os.TempDir, then creates this process's own (os.MkdirTemp's naming). A
 // file system without flock does not fail it: see Scratch.NoLock.
 func NewScratch(prefix string) (*Scratch, error) {
-	return newScratch(prefix, flockNB)
+	return newScratch(prefix, TryLock)
 }
 
 // newScratch is NewScratch taking the new folder's lock with lockOwn (a
@@ -157,7 +156,7 @@ func deadScratch(dir string) *os.File {
 		f.Close()
 		return nil
 	}
-	if flockNB(f) != nil {
+	if TryLock(f) != nil {
 		f.Close() // held by a live owner, or no flock here
 		return nil
 	}
@@ -177,20 +176,4 @@ func regularBytes(dir string) int64 {
 		return nil
 	})
 	return n
-}
-
-// flockNB takes an exclusive flock of f without waiting.
-func flockNB(f *os.File) error {
-	return flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-}
-
-// flock applies flock(2) operation how to f, again when a signal
-// interrupts it (EINTR).
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }

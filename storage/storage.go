@@ -4,8 +4,9 @@
 // HTTP(S) (location.go), serves a folder or S3 prefix as an fs.FS read by
 // range (FS), maps the same locations to GDAL virtual file systems (/vsis3/,
 // /vsicurl/) for rasters, initialises GDAL once for the process (InitGDAL),
-// owns the retry policy of every request (retry.go), and makes the local
-// temporary folders whose dead owners' copies are removed (Scratch).
+// owns the retry policy of every request (retry.go), makes the local
+// temporary folders whose dead owners' copies are removed (Scratch), and
+// takes the flock those folders and the SINM ledger hold (TryLock).
 //
 // S3 is configured from the standard AWS settings, the same for the SDK and
 // for GDAL: AWS_REGION / AWS_DEFAULT_REGION, AWS_PROFILE, the credential

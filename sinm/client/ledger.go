@@ -11,9 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/manejo/manejo/export"
+	"github.com/manejo/manejo/storage"
 )
 
 // LedgerName is the ledger's path in an output folder.
@@ -76,7 +78,7 @@ type Ledger struct {
 var ErrLedgerBusy = errors.New("sinm: the ledger is in use by another sinm submit")
 
 // OpenLedger opens the ledger at path for appending, holding an exclusive
-// lock on it until Close (lockFile: released by the kernel when the
+// lock on it until Close (storage.TryLock: released by the kernel when the
 // process dies, so a kill leaves no stale lock), then reads it
 // (ReadLedger). A ledger another process holds is ErrLedgerBusy, at once:
 // nothing is read or sent.
@@ -88,9 +90,9 @@ func OpenLedger(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open ledger: %w", err)
 	}
-	if err := lockFile(f); err != nil {
+	if err := storage.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, ErrLedgerBusy) {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, fmt.Errorf("%w: %s (one submit at a time per output folder; run it again when the other ends)", ErrLedgerBusy, path)
 		}
 		return nil, fmt.Errorf("lock ledger: %w", err)
