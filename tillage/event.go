@@ -142,7 +142,7 @@ func Detect(cells []Cell, p Params) []Event {
 		out = addMedianDrops(out, p.thirdOnShort(pl, medianDropBreaks(pl, p)), series, p, window, len(cells))
 	}
 	if !stepOff {
-		out = addMedianDrops(out, stepBreaks(pl, p), series, p, window, len(cells))
+		out = addMedianDrops(out, stepBreaks(stepPooled(interior, pl), p), series, p, window, len(cells))
 	}
 	if !lowResOff {
 		out = addLowResidue(out, pl, series, p)
@@ -237,15 +237,21 @@ func pool(cells [][]Obs) []Obs {
 
 // pooledObs is one date of the pooled interior series: the medians of NDVI
 // and NDTI, and of SWIR1+SWIR2 and Red+NIR over the cells that carry
-// reflectances (0 when none does), and the sensor of the date.
+// reflectances (0 when none does), the sensor of the date, and the share
+// of the interior cells clear on it.
 type pooledObs struct {
 	Obs
 	swir, vnir float64
 	sensor     string
+	share      float64
 }
 
 // pooled returns the per-date medians of pool, with the median SWIR1+SWIR2.
-func pooled(cells [][]Obs) []pooledObs {
+func pooled(cells [][]Obs) []pooledObs { return pooledAt(cells, pooledShare) }
+
+// pooledAt is pooled reading the dates on which at least share of the
+// cells are clear (at least one).
+func pooledAt(cells [][]Obs, share float64) []pooledObs {
 	type acc struct {
 		v, t, s, n []float64
 		sensor     string
@@ -276,13 +282,14 @@ func pooled(cells [][]Obs) []pooledObs {
 		}
 	}
 	sort.Slice(dates, func(i, j int) bool { return dates[i].Before(dates[j]) })
-	min := max(1, int(math.Ceil(pooledShare*float64(len(cells))-1e-9)))
+	min := max(1, int(math.Ceil(share*float64(len(cells))-1e-9)))
 	out := make([]pooledObs, len(dates))
 	for i, d := range dates {
 		a := byDate[d]
 		out[i] = pooledObs{Obs: Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN()}}
 		if len(a.v) >= min && len(a.v) > 0 {
 			out[i].NDVI, out[i].NDTI, out[i].sensor = num.Median(a.v), num.Median(a.t), a.sensor
+			out[i].share = float64(len(a.v)) / float64(len(cells))
 			if len(a.s) >= min && len(a.s) > 0 {
 				out[i].swir = num.Median(a.s)
 			}

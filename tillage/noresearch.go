@@ -21,6 +21,15 @@ const wetOff = false
 // date for the pooled series (pooled) to read it: half.
 const pooledShare = 0.5
 
+// dateScale is the noise scale of a date of the step series read from
+// share of the interior cells: 1 in the product (research.go weighs the
+// dates read from fewer than half for the -pooledweight runs).
+func dateScale(float64) float64 { return 1 }
+
+// stepPooled is the pooled series the step test reads: pl, Detect's own
+// (research.go may read the step test's dates at another share).
+func stepPooled(_ [][]Obs, pl []pooledObs) []pooledObs { return pl }
+
 // soilKnobs is empty in the product: the step test's gate measures to
 // p's soil (research.go holds the research runs' knobs).
 type soilKnobs struct{}

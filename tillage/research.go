@@ -36,6 +36,37 @@ var wetOff bool
 // product).
 var pooledShare = 0.5
 
+// pooledWeight is the guard measured with a lower pooledShare
+// (-pooledweight; 0, off, in the product): a date of the step series read
+// from a share below half of the interior cells has its noise scaled by
+// √(1 + pooledWeight·(0.5/share − 1)), so it enters the step test's σ and
+// levels with less weight (at pooledWeight 1 the variance of a median of
+// share·n points, half the cells' taken as the unit).
+var pooledWeight float64
+
+// stepShare, when > 0, is the clear share at which the step test alone
+// reads the pooled series (-stepshare): the other tests, the portfolio
+// and the low-residue level keep pooledShare's dates.
+var stepShare float64
+
+// stepPooled is the pooled series the step test reads: pl, or with
+// stepShare > 0 the interior's dates at that share.
+func stepPooled(interior [][]Obs, pl []pooledObs) []pooledObs {
+	if stepShare > 0 {
+		return pooledAt(interior, stepShare)
+	}
+	return pl
+}
+
+// dateScale is the noise scale of a date of the step series read from
+// share of the interior cells (pooledWeight).
+func dateScale(share float64) float64 {
+	if !(pooledWeight > 0) || !(share > 0) || share >= 0.5 {
+		return 1
+	}
+	return math.Sqrt(1 + pooledWeight*(0.5/share-1))
+}
+
 // soilKnobs are tuning's research-only knobs of the soil the step test's
 // relative gate measures to (stepSoil); the product's twin is empty.
 type soilKnobs struct {

@@ -56,6 +56,9 @@ type stepObs struct {
 	swir, vnir float64 // median SWIR1+SWIR2 and Red+NIR (0: not read)
 	sensor     string
 	offset     float64 // the portfolio's offset of the date (Params.WithPortfolio)
+	// scale is the date's noise relative to σ (dateScale of the share of
+	// the interior cells clear on it; 1 in the product).
+	scale float64
 }
 
 // stepSeries returns the dates of the pooled series bare of green (median
@@ -85,7 +88,7 @@ func bareSeries(pl []pooledObs, p Params) []stepObs {
 			continue
 		}
 		off, _ := p.portfolio.Offset(o.Date, o.sensor)
-		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor, offset: off})
+		out = append(out, stepObs{date: o.Date, ndti: o.NDTI, swir: o.swir, vnir: o.vnir, sensor: o.sensor, offset: off, scale: dateScale(o.share)})
 	}
 	return out
 }
@@ -136,12 +139,20 @@ func sensorOffsets(s []stepObs) map[string]float64 {
 	return off
 }
 
+// noiseScale is o.scale, or 1 when unset.
+func (o stepObs) noiseScale() float64 {
+	if o.scale > 0 {
+		return o.scale
+	}
+	return 1
+}
+
 // stepSigma is the noise of one date of the step series: the date-to-date
 // scatter of its corrected median NDTI (robustSigma, floored at min).
 func stepSigma(s []stepObs, min float64) float64 {
 	cs := make([]clearObs, len(s))
 	for i, o := range s {
-		cs[i] = clearObs{date: o.date, value: o.ndti}
+		cs[i] = clearObs{date: o.date, value: o.ndti, noise: o.scale}
 	}
 	return robustSigma(cs, min, make([]float64, 0, len(cs)))
 }
@@ -170,34 +181,31 @@ func stepAt(s []stepObs, j int, pl []pooledObs, sigma float64, t *tuning) (stepL
 // of the dates within 3σ of their median (level), and the sensors of
 // those dates. A side without dates has a NaN level.
 func stepSides(s []stepObs, j int, pl []pooledObs, sigma float64, t *tuning) (stepLevels, []string) {
-	var preArr, postArr, ones, tmp [stepMaxDates]float64
+	var preArr, postArr, preSc, postSc, tmp [stepMaxDates]float64
 	var sensors []string
-	pre := preArr[:0]
+	pre, psc := preArr[:0], preSc[:0]
 	for i := j - 1; i >= 0 && len(pre) < stepMaxDates && s[j-1].date.Sub(s[i].date) <= stepDays*24*time.Hour; i-- {
 		if canopyBetween(pl, s[i].date, s[j-1].date, t) {
 			break
 		}
-		pre = append(pre, s[i].ndti)
+		pre, psc = append(pre, s[i].ndti), append(psc, s[i].noiseScale())
 		sensors = append(sensors, s[i].sensor)
 	}
-	post := postArr[:0]
+	post, qsc := postArr[:0], postSc[:0]
 	for i := j; i < len(s) && len(post) < stepMaxDates && s[i].date.Sub(s[j].date) <= stepDays*24*time.Hour; i++ {
 		if canopyBetween(pl, s[j].date, s[i].date, t) {
 			break
 		}
-		post = append(post, s[i].ndti)
+		post, qsc = append(post, s[i].ndti), append(qsc, s[i].noiseScale())
 		sensors = append(sensors, s[i].sensor)
-	}
-	for i := range ones {
-		ones[i] = 1
 	}
 	l := stepLevels{pre: math.NaN(), post: math.NaN(), se: math.NaN(), npre: len(pre), npost: len(post)}
 	var sa, sb float64
 	if len(pre) > 0 {
-		l.pre, sa = level(pre, ones[:len(pre)], sigma, 3, tmp[:0])
+		l.pre, sa = level(pre, psc, sigma, 3, tmp[:0])
 	}
 	if len(post) > 0 {
-		l.post, sb = level(post, ones[:len(post)], sigma, 3, tmp[:0])
+		l.post, sb = level(post, qsc, sigma, 3, tmp[:0])
 	}
 	if len(pre) > 0 && len(post) > 0 {
 		l.se = math.Hypot(sa, sb)
@@ -465,7 +473,7 @@ func StrongestStep(cells []Cell, p Params, asOf time.Time) (Break, bool) {
 	p.tune = p.tune.withDefaults()
 	interior := interiorObs(cells)
 	best, found := Break{MagnitudeSigma: math.Inf(-1)}, false
-	for _, pl := range shortSegments(pooled(interior)) {
+	for _, pl := range shortSegments(stepPooled(interior, pooled(interior))) {
 		s := stepSeries(pl, p)
 		sigma := stepSigma(s, p.MinSigma)
 		for j := range s {
