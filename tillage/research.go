@@ -41,12 +41,15 @@ var pooledShare = 0.5
 // from a share below half of the interior cells has its noise scaled by
 // √(1 + pooledWeight·(0.5/share − 1)), so it enters the step test's σ and
 // levels with less weight (at pooledWeight 1 the variance of a median of
-// share·n points, half the cells' taken as the unit).
+// share·n points, half the cells' taken as the unit). Measured with
+// pooledShare 0.15 and weight 4, not adopted (docs/tillage.md "The pooled
+// series' clear share").
 var pooledWeight float64
 
 // stepShare, when > 0, is the clear share at which the step test alone
 // reads the pooled series (-stepshare): the other tests, the portfolio
-// and the low-residue level keep pooledShare's dates.
+// and the low-residue level keep pooledShare's dates. It added false
+// positives on the US and portfolio worlds (docs/tillage.md).
 var stepShare float64
 
 // stepPooled is the pooled series the step test reads: pl, or with

@@ -282,6 +282,8 @@ type winUnit struct {
 	// of the plain rule's series (plainNoise), and its largest firing
 	// drop past Detect's canopy and wetting guards (plainGuardedMax).
 	noise, guarded float64
+	// dates (pooled_research_test.go): the dates the pooled series reads.
+	dates float64
 }
 
 // winRule is a candidate window rule: the edge, z > k (date-to-date
