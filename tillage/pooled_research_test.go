@@ -196,3 +196,18 @@ func pooledVariant(t *testing.T, label string, plains *[]float64, base *map[stri
 	t.Logf("%s (%.0f s): smallest gain over plain %+.3f, over 0.5 %+.3f; seeds' means %s | %s",
 		label, time.Since(t0).Seconds(), loPlain, loBase, strings.Join(ws, "; "), strings.Join(parts, "; "))
 }
+
+// TestDateScale pins the guard's noise scale: 1 at half or more of the
+// points and without a weight; √(1 + w·(0.5/s − 1)) below half.
+func TestDateScale(t *testing.T) {
+	defer func(w float64) { pooledWeight = w }(pooledWeight)
+	for _, c := range []struct{ w, share, want float64 }{
+		{0, 0.1, 1}, {4, 0.5, 1}, {4, 0.8, 1}, {4, 0, 1},
+		{1, 0.25, math.Sqrt(2)}, {4, 0.25, math.Sqrt(5)}, {4, 0.1, math.Sqrt(17)},
+	} {
+		pooledWeight = c.w
+		if got := dateScale(c.share); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("weight %g, share %g: scale %v, want %v", c.w, c.share, got, c.want)
+		}
+	}
+}

@@ -43,6 +43,9 @@ func TestPooledClearShare(t *testing.T) {
 			if kept && p.NDTI != medianOfFirst(k) {
 				t.Errorf("n %d, %d clear: NDTI %v, want the clear cells' median %v", n, k, p.NDTI, medianOfFirst(k))
 			}
+			if want := float64(k) / float64(n); kept && p.share != want {
+				t.Errorf("n %d, %d clear: share %v, want %v", n, k, p.share, want)
+			}
 		}
 	}
 }
