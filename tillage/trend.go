@@ -13,7 +13,10 @@ import (
 // against a line fitted over a longer span (trendKnobs.days on each side,
 // up to a canopy) is then a step on top of that line, y = a + b·x + c·[x ≥
 // 0] against y = a + b·x alone, and its drop is −c, free of the slope the
-// two flat levels read as part of it.
+// two flat levels read as part of it. Measured, not adopted: the false
+// moderate steps of the US-maize world are steps, not ramps, and the
+// trend's slope costs the step test power (docs/tillage.md, "The step
+// judged against the longer trend").
 
 // trendFit is the least-squares step c of y = a + b·x + c·[after] on
 // (xs, ys), with v = Var(c)/σ² (1/Σd̃², d̃ the step indicator's residual on

@@ -21,7 +21,7 @@ import (
 //	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 601,602,603 \
 //	   -winshort.seeds 109,110,111 -winpf.seeds 109,110,111 -winpf.n 12 -steptrend.v 120:0.25:3:4:mild        # held out, once
 
-var trendFixed = flag.String("steptrend.v", "", "TestStepTrend: score only this variant days:rel:z2:zt[:mild] instead of the grid")
+var trendFixed = flag.String("steptrend.v", "", "TestStepTrend: score only these variants, days:rel:z2:zt[:mild] separated by commas, instead of the grid")
 
 // trendGrid are the variants measured on the development seeds.
 var trendGrid = func() []trendKnobs {
@@ -50,24 +50,44 @@ func (k trendKnobs) String() string {
 }
 
 func parseTrend(t *testing.T, v string) trendKnobs {
+	k, err := trendParse(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// trendParse reads a variant days:rel:z2:zt[:mild].
+func trendParse(v string) (trendKnobs, error) {
 	var k trendKnobs
 	parts := strings.Split(v, ":")
 	if len(parts) < 4 {
-		t.Fatalf("-steptrend.v %q: want days:rel:z2:zt[:mild]", v)
+		return k, fmt.Errorf("trend variant %q: want days:rel:z2:zt[:mild]", v)
 	}
 	if _, err := fmt.Sscanf(strings.Join(parts[:4], " "), "%g %g %g %g", &k.days, &k.rel, &k.z2, &k.zt); err != nil {
-		t.Fatalf("-steptrend.v %q: %v", v, err)
+		return k, fmt.Errorf("trend variant %q: %v", v, err)
 	}
 	k.mild = len(parts) > 4 && parts[4] == "mild"
-	return k
+	return k, nil
+}
+
+// -steptrend sets the trend variant of every harness of the run (the
+// long worlds' TestAccuracyHarderTillage, TestAccuracy).
+func init() {
+	flag.Func("steptrend", "tillage harnesses: judge the step test against the longer trend, days:rel:z2:zt[:mild] (product: off)", func(v string) error {
+		k, err := trendParse(v)
+		stepTrend = k
+		return err
+	})
 }
 
 // trendUnits draws the three worlds' units with Detect's verdicts under
 // k; plain holds their plain-rule maxima from a first pass (nil: measure
 // them).
 func trendUnits(t *testing.T, k trendKnobs, plain []float64) []winUnit {
+	old := stepTrend
 	stepTrend = k
-	defer func() { stepTrend = trendKnobs{} }()
+	defer func() { stepTrend = old }()
 	var out []winUnit
 	add := func(u winUnit, cells []Cell, _ Params, _, _ time.Time) {
 		if plain == nil {
@@ -95,7 +115,10 @@ func TestStepTrend(t *testing.T) {
 	}
 	variants := trendGrid
 	if *trendFixed != "" {
-		variants = []trendKnobs{parseTrend(t, *trendFixed)}
+		variants = nil
+		for _, v := range strings.Split(*trendFixed, ",") {
+			variants = append(variants, parseTrend(t, v))
+		}
 	}
 	baseBA := trendReport(t, trendKnobs{}, base, nil)
 	for _, k := range variants {
@@ -143,4 +166,77 @@ func trendReport(t *testing.T, k trendKnobs, units []winUnit, baseBA map[string]
 	}
 	t.Logf("%s | means: %s | %s", k, strings.Join(ms, "; "), strings.Join(parts, "; "))
 	return ba
+}
+
+// TestStepTrendDiag lists the step breaks the variant of -steptrend.v
+// (default 120:0.25:3:2.5:mild) adds to or removes from the product's on
+// the units of TestStepTrend, each with its two flat levels and its drop
+// on top of the trend, and counts them by label.
+//
+//	go test -tags research -count=1 -run 'TestStepTrendDiag$' -v ./tillage/ -usgate.seeds 1,2,3 -steptrend.v 120:0.25:3:2.5:mild
+func TestStepTrendDiag(t *testing.T) {
+	v := *trendFixed
+	if v == "" {
+		v = "120:0.25:3:2.5:mild"
+	}
+	k := parseTrend(t, v)
+	var added, removed [2]int
+	add := func(u winUnit, cells []Cell, p Params, lo, hi time.Time) {
+		p.tune = p.tune.withDefaults()
+		pl := pooled(interiorObs(cells))
+		stepTrend = trendKnobs{}
+		a := stepBreaks(pl, p)
+		stepTrend = k
+		b := stepBreaks(pl, p)
+		stepTrend = trendKnobs{}
+		in := func(bs []Break, d time.Time) bool {
+			for _, x := range bs {
+				if x.Date.Equal(d) {
+					return true
+				}
+			}
+			return false
+		}
+		pos := 0
+		if u.pos {
+			pos = 1
+		}
+		for _, x := range a {
+			if !in(b, x.Date) {
+				removed[pos]++
+				t.Logf("%s %d %s pos %v REMOVED %s", u.world, u.seed, u.field, u.pos, trendDescribe(pl, p, x, k))
+			}
+		}
+		for _, x := range b {
+			if !in(a, x.Date) {
+				added[pos]++
+				t.Logf("%s %d %s pos %v ADDED %s", u.world, u.seed, u.field, u.pos, trendDescribe(pl, p, x, k))
+			}
+		}
+	}
+	winShortUnits(t, add)
+	winPortfolioUnits(t, add)
+	winUSUnits(t, add)
+	t.Logf("breaks removed NT %d CT %d; added NT %d CT %d", removed[0], removed[1], added[0], added[1])
+}
+
+// trendDescribe is a step break's two flat levels (drop, z, share of the
+// way to the soil) and its drop on top of the trend of k's span.
+func trendDescribe(pl []pooledObs, p Params, x Break, k trendKnobs) string {
+	for _, seg := range shortSegments(pl) {
+		s := stepSeries(seg, p)
+		for j := range s {
+			if !s[j].date.Equal(x.Date) {
+				continue
+			}
+			sigma := stepSigma(s, p.MinSigma)
+			l, _ := stepAt(s, j, seg, sigma, &p.tune)
+			d, se, ok := trendStep(s, j, seg, sigma, k.days, &p.tune)
+			xs, _, _ := trendSpan(s, j, seg, k.days, &p.tune)
+			return fmt.Sprintf("%s: levels %.3f→%.3f drop %.3f z %.1f rel %.2f | trend drop %.3f se %.4f z %.1f ok %v n %d (piece %s–%s) σ %.4f",
+				x.Date.Format("2006-01-02"), l.pre, l.post, l.pre-l.post, (l.pre-l.post)/l.se, (l.pre-l.post)/(l.pre-p.stepSoil()), d, se, d/se, ok, len(xs),
+				s[0].date.Format("01-02"), s[len(s)-1].date.Format("01-02"), sigma)
+		}
+	}
+	return x.Date.Format("2006-01-02") + " (not found)"
 }
