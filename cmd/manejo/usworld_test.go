@@ -114,9 +114,9 @@ func usCells(fy usworld.FieldYear) []tillage.Cell {
 }
 
 // plainMax is the largest drop at which MedianNDTIDrop still finds a break
-// (it fires at drop d exactly when d < plainMax; testkit.LargestFiring,
-// the bisection the tillage research harnesses use too); −Inf when it
-// never fires.
+// (it fires at drop d when d < plainMax, to within the bisection's 2⁻²⁹;
+// testkit.LargestFiring, the bisection the tillage research harnesses use
+// too); −Inf when it never fires.
 func plainMax(cells []tillage.Cell) float64 {
 	return testkit.LargestFiring(func(d float64) bool { return len(tillage.MedianNDTIDrop(cells, d)) > 0 })
 }

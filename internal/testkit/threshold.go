@@ -12,9 +12,13 @@ import (
 // and the product has no use for it. The rule comes in as a predicate.
 
 // LargestFiring is the largest threshold at which a rule monotone in its
-// threshold still fires (firing at d, it fires at every d' < d): found by
-// bisection on [−1, 1] to 2⁻²⁹ (30 halvings), from below, so the rule fires at the value
-// returned and a unit is flagged at threshold d exactly when d is below it.
+// threshold still fires (firing at d, it fires at every d' < d), to within
+// 2⁻²⁹: found by bisection on [−1, 1] (30 halvings) from below, so the rule
+// fires at the value returned and the true edge lies at most 2⁻²⁹ above it
+// (the search stops at 1: a rule firing everywhere gives 1 − 2⁻²⁹).
+// A unit is flagged at threshold d when d is below the value returned, and
+// not flagged at or above it, which differs from the rule itself only for d
+// within those 2⁻²⁹ (there the rule still fires).
 // −Inf when the rule does not fire at −1: then no threshold flags the unit.
 // For the median-NDTI-drop rule, fires(d) is "MedianNDTIDrop(cells, d)
 // finds a break", and the result is the talhão's largest drop.
