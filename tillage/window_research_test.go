@@ -593,7 +593,9 @@ func winAUCs(k string, us []winUnit) string {
 }
 
 // TestWindowFeatures writes every unit's window measures (one row per
-// unit and edge) for exploring rules.
+// unit and edge) for exploring rules. Column plain is the plain rule's
+// largest firing drop, written −1 when the rule never fires (plainMaxT's
+// −Inf), as the CSV has carried it since before testkit.LargestFiring.
 func TestWindowFeatures(t *testing.T) {
 	if *winFeatures == "" {
 		t.Skip("research: -winfeatures FILE")
@@ -605,9 +607,13 @@ func TestWindowFeatures(t *testing.T) {
 	defer f.Close()
 	fmt.Fprintln(f, "world,seed,unit,edge,pos,det,plain,truth,pass1,ok,drop,se,z,rel,agree,npts,peerz,peerok,wet,canopy,npre,npost,sigma")
 	for _, u := range winUnits(t) {
+		plain := u.plain
+		if math.IsInf(plain, -1) {
+			plain = -1
+		}
 		for i, e := range winEdges {
 			w := u.w[i]
-			fmt.Fprintf(f, "%s,%d,%s,%g,%v,%v,%.5f,%.5f,%g,%v,%.5f,%.5f,%.3f,%.3f,%.3f,%d,%.3f,%v,%v,%v,%d,%d,%.5f\n", u.world, u.seed, u.field, e, u.pos, u.det, u.plain, u.truth, u.pass1, u.ok[i],
+			fmt.Fprintf(f, "%s,%d,%s,%g,%v,%v,%.5f,%.5f,%g,%v,%.5f,%.5f,%.3f,%.3f,%.3f,%d,%.3f,%v,%v,%v,%d,%d,%.5f\n", u.world, u.seed, u.field, e, u.pos, u.det, plain, u.truth, u.pass1, u.ok[i],
 				w.pre-w.post, w.se, (w.pre-w.post)/w.se, w.rel, w.agree, w.nPoints, w.peerZ, w.peerOK, w.wet, w.canopy, w.npre, w.npost, w.sigma)
 		}
 	}
