@@ -281,7 +281,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 	}
 	sigma := stepSigma(s, p.MinSigma)
 	soil := p.stepSoil()
-	rel, k := stepTrendKnobs().floors(t.stepRel, stepK)
+	rel, zMin := stepTrendKnobs().floors(t.stepRel, stepK)
 	z := make([]float64, len(s))
 	lv := make([]stepLevels, len(s))
 	for j := range s {
@@ -294,7 +294,7 @@ func stepBreaksIn(pl []pooledObs, p Params) []Break {
 	}
 	var out []Break
 	for j := 0; j < len(s); j++ {
-		if !(z[j] > k) {
+		if !(z[j] > zMin) {
 			continue
 		}
 		// The best split among the candidates within stepMaxGap days.

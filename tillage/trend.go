@@ -137,7 +137,7 @@ type trendKnobs struct {
 }
 
 // floors are the gate and z a candidate split must reach: the product's
-// (rel, k) or, with the trend on, the lower of the two.
+// (rel, z) or, with the trend on, the lower of each pair.
 func (k trendKnobs) floors(rel, z float64) (float64, float64) {
 	if k.days > 0 {
 		return math.Min(rel, k.rel), math.Min(z, k.z2)
