@@ -43,9 +43,13 @@ func trendFit(xs, ys []float64, after []bool) (c, v float64) {
 	return sdy / sdd, 1 / sdd
 }
 
-// trendSpan returns the dates of s within days of the split at s[j] (s[j]
-// the first after), stopping at a canopy of the pooled series as the
-// levels do: days from s[j], NDTI, and which lie after.
+// trendSpan returns the dates of s either side of the split at s[j] (s[j]
+// the first date after): before it, those within days of s[j-1], the last
+// date before; after it, those within days of s[j]. So a wide revisit gap
+// at the split does not shorten the before side, which can then reach
+// further back than days from s[j] (stepSides' convention). Each side
+// stops at a canopy of the pooled series as the levels do. It returns the
+// dates' days from s[j], their NDTI, and which lie after.
 func trendSpan(s []stepObs, j int, pl []pooledObs, days float64, t *tuning) (xs, ys []float64, after []bool) {
 	span := time.Duration(days * 24 * float64(time.Hour))
 	lo := j
