@@ -63,8 +63,9 @@ func floatList(t *testing.T, s string) []float64 {
 // seeds) with Detect's verdict at the current pooledShare and
 // pooledWeight, the plain rule's largest firing drop taken from plains
 // (the same draws in the same order: it does not depend on the share)
-// or measured and appended to it, and the number of dates the pooled
-// series reads.
+// or measured and appended to it, and the number of dates the step test
+// reads (stepPooled: pooledShare's series, or with stepShare set, mode
+// step, the series at stepShare).
 func pooledUnits(t *testing.T, plains *[]float64) []winUnit {
 	var out []winUnit
 	add := func(u winUnit, cells []Cell, _ Params, _, _ time.Time) {
@@ -74,7 +75,8 @@ func pooledUnits(t *testing.T, plains *[]float64) []winUnit {
 			u.plain = plainMaxT(cells)
 			*plains = append(*plains, u.plain)
 		}
-		for _, o := range pooled(interiorObs(cells)) {
+		interior := interiorObs(cells)
+		for _, o := range stepPooled(interior, pooled(interior)) {
 			if !math.IsNaN(o.NDTI) {
 				u.dates++
 			}
@@ -90,7 +92,7 @@ func pooledUnits(t *testing.T, plains *[]float64) []winUnit {
 // pooledCell is one group's score under a variant: balanced accuracy,
 // TPR, FPR, the plain rule's balanced accuracy at that FPR, and against
 // the product's share the positive (CT) and negative (NT) units it adds
-// and drops, and the mean number of pooled dates a unit reads.
+// and drops, and the mean number of dates a unit's step test reads.
 type pooledCell struct {
 	ba, tpr, fpr, plain  float64
 	ctAdd, ctDrop, ntAdd int

@@ -282,7 +282,8 @@ type winUnit struct {
 	// of the plain rule's series (plainNoise), and its largest firing
 	// drop past Detect's canopy and wetting guards (plainGuardedMax).
 	noise, guarded float64
-	// dates (pooled_research_test.go): the dates the pooled series reads.
+	// dates (pooled_research_test.go): the dates the step test reads
+	// (stepPooled; in TestPooledShare's mode step, those at stepShare).
 	dates float64
 }
 
