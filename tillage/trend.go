@@ -17,6 +17,13 @@ import (
 // moderate steps of the US-maize world are steps, not ramps, and the
 // trend's slope costs the step test power (docs/tillage.md, "The step
 // judged against the longer trend").
+//
+// Two things to mend before adopting it (review s12): trendStep fits
+// unweighted, so a date read from few points (stepObs.scale, dateScale
+// with -pooledweight) counts as a half-share one in its z; and the Break
+// it passes keeps the two-level z as MagnitudeSigma, which with z2 below
+// stepK can fall below StepK, where pipeline's strongestStep tells a
+// talhão without an event that an event needs StepK standard errors.
 
 // trendFit is the least-squares step c of y = a + b·x + c·[after] on
 // (xs, ys), with v = Var(c)/σ² (1/Σd̃², d̃ the step indicator's residual on
