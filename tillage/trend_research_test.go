@@ -19,7 +19,7 @@ import (
 //
 //	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3     # grid, dev/tuning
 //	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 601,602,603 \
-//	   -winshort.seeds 109,110,111 -winpf.seeds 109,110,111 -winpf.n 12 -steptrend.v 120:0.25:3:4:mild        # held out, once
+//	   -winshort.seeds 109,110,111 -winpf.seeds 109,110,111 -winpf.n 12 -steptrend.v 120:0.4:3:3:mild         # held out, once (spent)
 
 var trendFixed = flag.String("steptrend.v", "", "TestStepTrend: score only these variants, days:rel:z2:zt[:mild] separated by commas, instead of the grid")
 
