@@ -180,6 +180,8 @@ func TestStepTrendDiag(t *testing.T) {
 		v = "120:0.25:3:2.5:mild"
 	}
 	k := parseTrend(t, v)
+	old := stepTrend
+	defer func() { stepTrend = old }()
 	var added, removed [2]int
 	add := func(u winUnit, cells []Cell, p Params, lo, hi time.Time) {
 		p.tune = p.tune.withDefaults()
@@ -188,7 +190,7 @@ func TestStepTrendDiag(t *testing.T) {
 		a := stepBreaks(pl, p)
 		stepTrend = k
 		b := stepBreaks(pl, p)
-		stepTrend = trendKnobs{}
+		stepTrend = old
 		in := func(bs []Break, d time.Time) bool {
 			for _, x := range bs {
 				if x.Date.Equal(d) {
