@@ -17,13 +17,17 @@ import (
 // Detect with each variant of trendKnobs beside Detect as in the product,
 // each beside the plain rule at its own false-positive rate.
 //
-//	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3     # grid, dev/tuning
+//	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 1,2,3     # the 42-variant grid, dev/tuning
 //	go test -tags research -count=1 -run 'TestStepTrend$' -v ./tillage/ -timeout 1h -usgate.seeds 601,602,603 \
 //	   -winshort.seeds 109,110,111 -winpf.seeds 109,110,111 -winpf.n 12 -steptrend.v 120:0.4:3:3:mild         # held out, once (spent)
 
 var trendFixed = flag.String("steptrend.v", "", "TestStepTrend: score only these variants, days:rel:z2:zt[:mild] separated by commas, instead of the grid")
 
-// trendGrid are the variants measured on the development seeds.
+// trendGrid are the 42 variants measured on the development seeds
+// (docs/tillage.md's grid), in the order they were run, as three runs:
+// span 60 / 120 d × gate 0.25 / 0.4 × zt 3 / 4 × mild or not, z2 3 (16);
+// 120 d × gate 0.25 / 0.4 × z2 3 / 4 × zt 2 / 2.5 × mild or not (16);
+// and ten probing the span (60, 180, 300 d) and a gate of 0.3.
 var trendGrid = func() []trendKnobs {
 	var g []trendKnobs
 	for _, days := range []float64{60, 120} {
@@ -34,6 +38,23 @@ var trendGrid = func() []trendKnobs {
 				}
 			}
 		}
+	}
+	for _, rel := range []float64{0.25, 0.4} {
+		for _, z2 := range []float64{3, 4} {
+			for _, zt := range []float64{2, 2.5} {
+				for _, mild := range []bool{false, true} {
+					g = append(g, trendKnobs{days: 120, rel: rel, z2: z2, zt: zt, mild: mild})
+				}
+			}
+		}
+	}
+	for _, v := range []string{"300:0.4:3:2.5", "300:0.3:3:2.5", "300:0.3:3:2.5:mild", "180:0.4:3:2.5", "180:0.3:3:2.5",
+		"180:0.3:3:2.5:mild", "60:0.4:3:2.5", "120:0.3:3:2.5", "120:0.3:3:2.5:mild", "120:0.3:3:3"} {
+		k, err := trendParse(v)
+		if err != nil {
+			panic(err)
+		}
+		g = append(g, k)
 	}
 	return g
 }()
