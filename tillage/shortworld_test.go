@@ -57,6 +57,43 @@ import (
 // wetting as straw.
 var swSoilWetsAsStraw bool
 
+// shortAblation names the short world's nuisances a research run turns
+// off (-shortablate, -tags research, shortablate_research_test.go;
+// docs/tillage.md "What each nuisance costs"). Its zero value, the one
+// every other run sees, is the world as drawn: every draw, and so every
+// figure, unchanged. With on set, each pass's readings come from a stream
+// of their own (one number of the talhão's stream per pass), and every
+// point is read whether or not it is masked, so that the variants (with
+// on set) draw the same talhões, passes, clouds and noise and differ only
+// in what is turned off: the nuisances are still drawn, then not applied.
+type shortAblation struct {
+	on bool
+	// sensor: no cross-sensor band gain or offset; dategain: no per-date
+	// band gain (ds); slc: no Landsat 7 SLC-off gap; clouds: no cloud
+	// mask, whole-scene or partial (every pass clear but snow-flagged
+	// ones); snow: no snow (neither flagged passes nor leaks); haze: no
+	// haze or thin cloud; edge: no cloud-edge leak; wet: no surface
+	// wetness (straw and soil read dry); weather: stover does not
+	// weather; green: no weeds nor cover crop; noise: no per-reading
+	// noise; hetero: no within-field spread of cover and soil; autumn: an
+	// autumn tillage on or before the window's first day is moved inside
+	// it (15–45 days after that day).
+	sensor, dategain, slc, clouds, snow, haze, edge, wet, weather, green, noise, hetero, autumn bool
+}
+
+// swAblate is the research run's ablation; zero otherwise.
+var swAblate shortAblation
+
+// autumnInside returns an autumn tillage date on or before start moved
+// to 15–45 days after it (swAblate.autumn), deterministically from the
+// date so that no draw changes; other dates as they are.
+func autumnInside(d, start time.Time) time.Time {
+	if !swAblate.autumn || d.After(start) {
+		return d
+	}
+	return start.AddDate(0, 0, 15+d.YearDay()%31)
+}
+
 // shortWorld draws talhão-seasons of the short-series world.
 type shortWorld struct{}
 
@@ -170,7 +207,8 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 			if rng.Float64() < 0.3 {
 				keep = uni(rng, 0.05, 0.2)
 			}
-			tills = append(tills, till{time.Date(year, 10, 10, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(67)), keep})
+			autumn := time.Date(year, 10, 10, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rng.IntN(67))
+			tills = append(tills, till{autumnInside(autumn, start), keep})
 		}
 		if len(tills) == 0 || rng.Float64() < 0.75 {
 			tills = append(tills, till{planting.AddDate(0, 0, -1-rng.IntN(40)), uni(rng, 0.3, 0.7)})
@@ -273,6 +311,9 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 		}
 	}
 	gain[swSensorL7][2] *= 0.97 + 0.06*rng.Float64() // ETM+ vs OLI, SWIR (Roy et al. 2016)
+	if swAblate.sensor {
+		gain, offs = [3]refl{{1, 1, 1, 1}, {1, 1, 1, 1}, {1, 1, 1, 1}}, [3]refl{}
+	}
 	ds := uni(rng, 0.005, 0.03)
 
 	nPts := 40 + rng.IntN(61)
@@ -282,6 +323,9 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 	for p := range nPts {
 		ptCover[p] = rng.NormFloat64() * 0.07
 		ptSoil[p] = jit(rng, soil, 0.04)
+		if swAblate.hetero {
+			ptCover[p], ptSoil[p] = 0, soil
+		}
 	}
 	st.cells = make([]Cell, nPts)
 	for p := range st.cells {
@@ -290,12 +334,14 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 	for _, ps := range passes {
 		d := ps.date
 		i := int(d.Sub(harvest).Hours() / 24)
-		cloudy := rng.Float64() < cloudByMonthUS[d.Month()-1] || (wet[i] > 0.9 && rng.Float64() < 0.7)
-		if snow[i] > 0 && rng.Float64() < 0.85 {
-			cloudy = true // snow flagged
+		rr := rng // the readings' stream
+		if swAblate.on {
+			rr = rand.New(rand.NewPCG(rng.Uint64(), 0x5ab1))
 		}
+		cloudy := rng.Float64() < cloudByMonthUS[d.Month()-1] || (wet[i] > 0.9 && rng.Float64() < 0.7)
+		snowFlag := snow[i] > 0 && rng.Float64() < 0.85 // snow flagged
 		partLo, partHi := 0, 0
-		if !cloudy && rng.Float64() < 0.2 {
+		if !cloudy && !snowFlag && rng.Float64() < 0.2 {
 			partLo = rng.IntN(nPts)
 			partHi = partLo + int(uni(rng, 0.1, 0.6)*float64(nPts))
 		}
@@ -314,26 +360,32 @@ func (shortWorld) draw(rng *rand.Rand, conventional bool) shortTalhao {
 		}
 		slcPhase := rng.Float64() * slcPeriod
 		c, g := ground(d)
+		nu := swAblate.pass(swNuisance{cloudy, snowFlag, partLo, partHi, haze, edge, slcGap, g, wet[i], snow[i], 1, dg})
 		for p := range nPts {
 			o := Obs{Date: d, NDVI: math.NaN(), NDTI: math.NaN(), Sensor: names[ps.sensor]}
-			gap := ps.sensor == swSensorL7 && math.Mod(float64(p)+slcPhase, slcPeriod) < slcGap
-			if cloudy || gap || (p >= partLo && p < partHi) {
+			gap := ps.sensor == swSensorL7 && math.Mod(float64(p)+slcPhase, slcPeriod) < nu.slcGap
+			masked := nu.cloud || nu.snowFlag || gap || (p >= nu.partLo && p < nu.partHi)
+			if masked && !swAblate.on {
 				st.cells[p].Obs = append(st.cells[p].Obs, o)
 				continue
 			}
 			cp := math.Max(0, math.Min(1, c+ptCover[p]*c))
 			a := 1 - math.Exp(-d.Sub(harvest).Hours()/24/weatherDays)
-			res := wetten4(rmix(stover, weathered, weather*a), kStraw, wet[i])
-			sl := wetten4(ptSoil[p], kSoil, wet[i])
-			r := rmix(rmix(sl, res, cp), swGreen, g)
-			if snow[i] > 0 {
-				r = rmix(r, swSnow, math.Min(1, snow[i]*uni(rng, 0.5, 1.5)))
+			res := wetten4(rmix(stover, weathered, weather*a*nu.weathering), kStraw, nu.wet)
+			sl := wetten4(ptSoil[p], kSoil, nu.wet)
+			r := rmix(rmix(sl, res, cp), swGreen, nu.green)
+			if snow[i] > 0 || swAblate.on {
+				r = rmix(r, swSnow, math.Min(1, nu.snow*uni(rr, 0.5, 1.5)))
 			}
-			e := edge
+			e := nu.edge
 			if !(p >= edgeLo && p < edgeHi) {
 				e = 0
 			}
-			r = swSense(rng, r, haze, e, offs[ps.sensor], gain[ps.sensor], dg)
+			r = swSense(rr, r, nu.haze, e, offs[ps.sensor], gain[ps.sensor], nu.dg)
+			if masked {
+				st.cells[p].Obs = append(st.cells[p].Obs, o)
+				continue
+			}
 			o.NDVI, o.NDTI = r.ndvi(), r.ndti()
 			o.Red, o.NIR, o.SWIR1, o.SWIR2 = r[0], r[1], r[2], r[3]
 			st.cells[p].Obs = append(st.cells[p].Obs, o)
@@ -365,9 +417,58 @@ func swSense(rng *rand.Rand, r refl, haze, edge float64, offs refl, gains ...ref
 			r[b] *= g[b]
 		}
 		r[b] += offs[b]
-		r[b] = math.Max(0.001, r[b]*(1+0.02*rng.NormFloat64())+0.006*rng.NormFloat64())
+		n1, n2 := rng.NormFloat64(), rng.NormFloat64()
+		if swAblate.noise {
+			n1, n2 = 0, 0
+		}
+		r[b] = math.Max(0.001, r[b]*(1+0.02*n1)+0.006*n2)
 	}
 	return r
+}
+
+// swNuisance is what one pass of the short world puts on its readings:
+// the weather's cloud mask and the snow's, the partial cloud [partLo,
+// partHi), haze, the cloud edge's share, the SLC-off gap width, green
+// cover, the day's wetness and snow, the share of the stover's
+// weathering, and the per-date band gains.
+type swNuisance struct {
+	cloud, snowFlag                                  bool
+	partLo, partHi                                   int
+	haze, edge, slcGap, green, wet, snow, weathering float64
+	dg                                               refl
+}
+
+// pass returns a pass's nuisances with those of the ablation turned off
+// (all of them as drawn for the zero value).
+func (a shortAblation) pass(nu swNuisance) swNuisance {
+	if a.clouds {
+		nu.cloud, nu.partLo, nu.partHi = false, 0, 0
+	}
+	if a.snow {
+		nu.snowFlag, nu.snow = false, 0
+	}
+	if a.haze {
+		nu.haze = 0
+	}
+	if a.edge {
+		nu.edge = 0
+	}
+	if a.dategain {
+		nu.dg = refl{1, 1, 1, 1}
+	}
+	if a.slc {
+		nu.slcGap = 0
+	}
+	if a.green {
+		nu.green = 0
+	}
+	if a.wet {
+		nu.wet = 0
+	}
+	if a.weather {
+		nu.weathering = 0
+	}
+	return nu
 }
 
 func wetten4(r refl, k [3]float64, w float64) refl {

@@ -353,8 +353,13 @@ func winUnits(t *testing.T) []winUnit {
 type winAdd func(u winUnit, cells []Cell, p Params, lo, hi time.Time)
 
 // winShortUnits adds the short world's talhão-seasons.
-func winShortUnits(t *testing.T, add winAdd) {
-	for _, seed := range seedList(t, *winShort) {
+func winShortUnits(t *testing.T, add winAdd) { shortUnits(seedList(t, *winShort), add) }
+
+// shortUnits adds the short world's talhão-seasons of seeds, *shortN
+// conventional and as many no-till each, the conventional ones with no
+// tillage held left out.
+func shortUnits(seeds []uint64, add winAdd) {
+	for _, seed := range seeds {
 		rng := rand.New(rand.NewPCG(seed, 0x5407))
 		var w shortWorld
 		for i := 0; i < 2*(*shortN); i++ {
