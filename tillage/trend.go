@@ -25,11 +25,13 @@ import (
 // stepK can fall below StepK, where pipeline's strongestStep tells a
 // talhão without an event that an event needs StepK standard errors.
 
-// trendFit is the least-squares step c of y = a + b·x + c·[after] on
-// (xs, ys), with v = Var(c)/σ² (1/Σd̃², d̃ the step indicator's residual on
-// the line; Frisch–Waugh–Lovell); v is +Inf when the indicator is a line
-// of xs (no date on a side, or too few).
-func trendFit(xs, ys []float64, after []bool) (c, v float64) {
+// trendFit is the least-squares fit y = a + b·x + c·[after] on (xs, ys),
+// with v = Var(c)/σ² (1/Σd̃², d̃ the step indicator's residual on the line;
+// Frisch–Waugh–Lovell); v is +Inf and c 0 when the indicator is a line of
+// xs (no date on a side, or too few). The line is the fits of y and of the
+// indicator on x combined: OLS is linear in y, so a + b·x is the fit of
+// y − c·[after].
+func trendFit(xs, ys []float64, after []bool) (a, b, c, v float64) {
 	d := make([]float64, len(xs))
 	for i, a := range after {
 		if a {
@@ -45,9 +47,10 @@ func trendFit(xs, ys []float64, after []bool) (c, v float64) {
 		sdd += rd * rd
 	}
 	if !(sdd > 1e-9) {
-		return 0, math.Inf(1)
+		return ay, by, 0, math.Inf(1)
 	}
-	return sdy / sdd, 1 / sdd
+	c = sdy / sdd
+	return ay - c*ad, by - c*bd, c, 1 / sdd
 }
 
 // trendSpan returns the dates of s either side of the split at s[j] (s[j]
@@ -85,8 +88,7 @@ func trendStep(s []stepObs, j int, pl []pooledObs, sigma, days float64, t *tunin
 	if !trendSides(after) {
 		return 0, 0, false
 	}
-	c, _ := trendFit(xs, ys, after)
-	a, b := trendLine(xs, ys, after, c)
+	a, b, c, _ := trendFit(xs, ys, after)
 	var kx, ky []float64
 	var ka []bool
 	for i, x := range xs {
@@ -101,7 +103,7 @@ func trendStep(s []stepObs, j int, pl []pooledObs, sigma, days float64, t *tunin
 	if !trendSides(ka) {
 		return 0, 0, false
 	}
-	c, v := trendFit(kx, ky, ka)
+	_, _, c, v := trendFit(kx, ky, ka)
 	return -c, sigma * math.Sqrt(v), true
 }
 
@@ -115,20 +117,6 @@ func trendSides(after []bool) bool {
 		}
 	}
 	return len(after)-n >= stepMinPre && n >= stepMinPost
-}
-
-// trendLine is the line a + b·x of the fit of ys less the step c on the
-// dates after.
-func trendLine(xs, ys []float64, after []bool, c float64) (a, b float64) {
-	r := make([]float64, len(ys))
-	for i, y := range ys {
-		r[i] = y
-		if after[i] {
-			r[i] -= c
-		}
-	}
-	a, b, _ = leastSquares(xs, r)
-	return a, b
 }
 
 // trendKnobs turn the trend-judged step on (research: stepTrendKnobs;

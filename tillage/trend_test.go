@@ -23,17 +23,17 @@ func TestTrendFit(t *testing.T) {
 			ys[i] -= 0.03
 		}
 	}
-	if c, _ := trendFit(xs, ys, after); math.Abs(c+0.03) > 1e-12 {
-		t.Errorf("step on a line: c = %g, want -0.03", c)
+	if a, b, c, _ := trendFit(xs, ys, after); math.Abs(c+0.03) > 1e-12 || math.Abs(a-0.2) > 1e-12 || math.Abs(b+0.0002) > 1e-12 {
+		t.Errorf("step on a line: a, b, c = %g, %g, %g, want 0.2, -0.0002, -0.03", a, b, c)
 	}
-	if c, _ := trendFit(xs, line, after); math.Abs(c) > 1e-12 {
+	if _, _, c, _ := trendFit(xs, line, after); math.Abs(c) > 1e-12 {
 		t.Errorf("line alone: c = %g, want 0", c)
 	}
-	_, v := trendFit([]float64{0, 1, 2, 3, 4, 5}, make([]float64, 6), []bool{false, false, false, true, true, true})
+	_, _, _, v := trendFit([]float64{0, 1, 2, 3, 4, 5}, make([]float64, 6), []bool{false, false, false, true, true, true})
 	if math.Abs(v-35.0/12) > 1e-12 {
 		t.Errorf("Var(c)/σ² = %g, want 35/12", v)
 	}
-	if _, v := trendFit([]float64{0, 1, 2}, make([]float64, 3), []bool{true, true, true}); !math.IsInf(v, 1) {
+	if _, _, _, v := trendFit([]float64{0, 1, 2}, make([]float64, 3), []bool{true, true, true}); !math.IsInf(v, 1) {
 		t.Errorf("no date before: Var(c)/σ² = %g, want +Inf", v)
 	}
 }
